@@ -1,0 +1,95 @@
+/// The shape of one operation type: its EIP-712 name and fields in signing order, with the type hash
+/// computed once.
+public struct OperationSchema: Sendable {
+    public let primaryType: String
+    public let fields: [OperationFieldSpec]
+    /// `Name(type name,…)`
+    public let encodeType: String
+    /// keccak256(encodeType)
+    public let typeHash: [UInt8]
+
+    public init(primaryType: String, fields: [OperationFieldSpec]) {
+        self.primaryType = primaryType
+        self.fields = fields
+        encodeType = primaryType + "(" + fields.map { "\($0.kind.rawValue) \($0.name)" }.joined(separator: ",") + ")"
+        typeHash = Keccak256.hash(encodeType.utf8)
+    }
+
+    /// Reads `message` (a JSON object) into typed field values by PROTOCOL §2's rules: exactly the
+    /// fields of the type (`bad_request` otherwise), strings as strings, addresses in any wallet form
+    /// (`invalid_wallet`), `uint256` as canonical decimal strings (or JSON integers where allowed).
+    public func decode(_ message: JSONValue) throws(OperationRejection) -> DecodedFields {
+        guard let members = message.objectMembers else {
+            throw OperationRejection(.badRequest, "message must be a JSON object")
+        }
+        var values: [String: OperationField] = [:]
+        for (key, value) in members {
+            guard let spec = fields.first(where: { $0.name == key }) else {
+                throw OperationRejection(.badRequest, "unknown field \"\(key.prefix(64))\" in \(primaryType)")
+            }
+            values[key] = try decodeValue(value, spec: spec)
+        }
+        for spec in fields where values[spec.name] == nil {
+            throw OperationRejection(.badRequest, "\(primaryType) is missing \"\(spec.name)\"")
+        }
+        return DecodedFields(values: values)
+    }
+
+    private func decodeValue(_ value: JSONValue, spec: OperationFieldSpec) throws(OperationRejection) -> OperationField {
+        switch spec.kind {
+        case .string:
+            guard let text = value.stringValue else {
+                throw OperationRejection(.badRequest, "\"\(spec.name)\" must be a string")
+            }
+            return .string(text)
+        case .address:
+            guard let text = value.stringValue else {
+                throw OperationRejection(.badRequest, "\"\(spec.name)\" must be an address string")
+            }
+            do {
+                return .address(try EthereumAddress(parsing: text))
+            } catch {
+                throw OperationRejection(.invalidWallet, "\"\(spec.name)\" is not a valid wallet address: \(error.reason)")
+            }
+        case .uint256:
+            let digits: String
+            switch value {
+            case .string(let text): digits = text
+            case .number(let text) where spec.acceptsJSONInteger: digits = text
+            default:
+                throw OperationRejection(.badRequest, "\"\(spec.name)\" must be a string of decimal digits")
+            }
+            guard let number = UInt256(decimal: digits, canonical: true) else {
+                throw OperationRejection(
+                    .badRequest, "\"\(spec.name)\" must be decimal digits without leading zeros, below 2^256")
+            }
+            return .uint256(number)
+        }
+    }
+}
+
+/// Field values read by ``OperationSchema/decode(_:)``, present and of the declared kind.
+public struct DecodedFields: Sendable {
+    let values: [String: OperationField]
+
+    public init(values: [String: OperationField]) { self.values = values }
+
+    public func string(_ name: String) throws(OperationRejection) -> String {
+        guard case .string(let text)? = values[name] else { throw missing(name) }
+        return text
+    }
+
+    public func address(_ name: String) throws(OperationRejection) -> EthereumAddress {
+        guard case .address(let address)? = values[name] else { throw missing(name) }
+        return address
+    }
+
+    public func uint256(_ name: String) throws(OperationRejection) -> UInt256 {
+        guard case .uint256(let value)? = values[name] else { throw missing(name) }
+        return value
+    }
+
+    private func missing(_ name: String) -> OperationRejection {
+        OperationRejection(.badRequest, "missing or mistyped field \"\(name)\"")
+    }
+}

@@ -1,0 +1,41 @@
+/// Where a device receives pushes (PROTOCOL §1).
+public enum Platform: String, Sendable, Hashable, CaseIterable, Codable {
+    /// APNs production.
+    case ios
+    /// APNs development (sandbox).
+    case iosSandbox = "ios-sandbox"
+    /// FCM.
+    case android
+
+    public var isApple: Bool { self != .android }
+}
+
+/// Device token rules of PROTOCOL §1.
+public enum DeviceToken {
+    /// Whether `token` is well-formed for `platform`. Lengths count characters (all ASCII when valid).
+    public static func isValid(_ token: String, for platform: Platform) -> Bool {
+        let utf8 = token.utf8
+        switch platform {
+        case .ios, .iosSandbox:
+            return (64...200).contains(utf8.count) && utf8.count % 2 == 0 && utf8.allSatisfy { Hex.nibble($0) != nil }
+        case .android:
+            return (32...4096).contains(utf8.count) && utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"):
+                    return true
+                default:
+                    return false
+                }
+            }
+        }
+    }
+
+    /// The form stored, compared and output: APNs tokens lowercased, FCM tokens as they are.
+    public static func normalized(_ token: String, for platform: Platform) -> String {
+        platform.isApple ? token.lowercased() : token
+    }
+
+    /// A prefix safe to log: never the whole token.
+    public static func logPrefix(_ token: String) -> String { String(token.prefix(8)) + "…" }
+}

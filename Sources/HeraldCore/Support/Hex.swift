@@ -1,0 +1,56 @@
+/// Hexadecimal coding. Output is lowercase; input accepts either case and an optional `0x`/`0X` prefix.
+public enum Hex {
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Lowercase hex of `bytes`, with `0x` in front when `prefix` is true.
+    public static func encode<Bytes: Sequence>(_ bytes: Bytes, prefix: Bool = false) -> String
+    where Bytes.Element == UInt8 {
+        var out: [UInt8] = prefix ? [0x30, 0x78] : []
+        out.reserveCapacity(out.count + bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes hex with or without a `0x` prefix. Odd length or a non-hex character throws `invalidHex`.
+    public static func decode(_ text: some StringProtocol) throws(HeraldError) -> [UInt8] {
+        var utf8 = Substring(text).utf8[...]
+        if utf8.count >= 2, utf8.first == 0x30, let x = utf8.dropFirst().first, x == 0x78 || x == 0x58 {
+            utf8 = utf8.dropFirst(2)
+        }
+        guard utf8.count % 2 == 0 else { throw HeraldError(.invalidHex, "hex string has an odd number of digits") }
+        var out = [UInt8]()
+        out.reserveCapacity(utf8.count / 2)
+        var high: UInt8? = nil
+        for char in utf8 {
+            guard let nibble = nibble(char) else { throw HeraldError(.invalidHex, "not a hex digit") }
+            if let h = high {
+                out.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return out
+    }
+
+    /// Decodes hex that must be exactly `count` bytes long.
+    public static func decode(_ text: some StringProtocol, count: Int) throws(HeraldError) -> [UInt8] {
+        let bytes = try decode(text)
+        guard bytes.count == count else {
+            throw HeraldError(.invalidHex, "expected \(count) bytes of hex, got \(bytes.count)")
+        }
+        return bytes
+    }
+
+    static func nibble(_ char: UInt8) -> UInt8? {
+        switch char {
+        case 0x30...0x39: return char - 0x30
+        case 0x61...0x66: return char - 0x61 + 10
+        case 0x41...0x46: return char - 0x41 + 10
+        default: return nil
+        }
+    }
+}
