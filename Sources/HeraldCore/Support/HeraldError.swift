@@ -19,7 +19,10 @@ public struct HeraldError: Error, Sendable, Hashable, CustomStringConvertible {
         case malformedKeystore
         case kdfParametersTooLarge
         case unsupportedKeystore
-        case randomnessUnavailable
+        case ioFailure
+        case walletNotFound
+        case walletExists
+        case invalidWalletName
     }
 
     public let code: Code
@@ -50,4 +53,11 @@ public struct HeraldError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let malformedKeystore = HeraldError(.malformedKeystore, "damaged keystore")
     public static let kdfParametersTooLarge = HeraldError(.kdfParametersTooLarge, "keystore KDF parameters too large")
     public static let unsupportedKeystore = HeraldError(.unsupportedKeystore, "unsupported keystore")
+}
+
+extension HeraldError {
+    public static let ioFailure = HeraldError(.ioFailure, "I/O failure")
+    public static let walletNotFound = HeraldError(.walletNotFound, "no such wallet")
+    public static let walletExists = HeraldError(.walletExists, "wallet exists")
+    public static let invalidWalletName = HeraldError(.invalidWalletName, "invalid wallet name")
 }

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Benchmarks that print figures (build with -c release for meaningful numbers).",
+        subcommands: [CryptoBenchCommand.self]
+    )
+}

@@ -1,0 +1,40 @@
+import HeraldCore
+
+/// A failure the CLI reports as one line on stderr, with the exit code of CLI.md.
+struct CLIError: Error {
+    enum ExitCode: Int32 {
+        case unexpected = 1
+        case wrongPassphrase = 2
+        case refused = 3
+        case unreachable = 4
+        case usage = 64
+        case badInput = 65
+    }
+
+    let code: ExitCode
+    let message: String
+
+    init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    var exitCode: Int32 { code.rawValue }
+
+    /// Maps a library error: only a MAC mismatch is a wrong passphrase; damaged or refused keystores
+    /// and bad key material are bad input; a missing wallet is a usage error.
+    init(_ error: HeraldError) {
+        switch error.code {
+        case .wrongPassphrase:
+            self.init(.wrongPassphrase, error.reason)
+        case .malformedKeystore, .kdfParametersTooLarge, .unsupportedKeystore, .invalidPrivateKey, .invalidHex,
+             .invalidJSON, .invalidTypedData, .malformedCiphertext, .decryptionFailed, .invalidPublicKey,
+             .invalidSignature, .invalidAddress, .recoveryFailed:
+            self.init(.badInput, error.reason)
+        case .walletNotFound, .walletExists, .invalidWalletName:
+            self.init(.usage, error.reason)
+        case .ioFailure:
+            self.init(.unexpected, error.reason)
+        }
+    }
+}
