@@ -49,6 +49,12 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
+        // Drives the built `herald` binary; depending on it makes `swift test` build it first.
+        .testTarget(
+            name: "HeraldCLITests",
+            dependencies: ["herald", "HeraldCore"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

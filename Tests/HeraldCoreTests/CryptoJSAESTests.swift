@@ -10,7 +10,8 @@ import Testing
             let ciphertext = try item.string("ciphertext")
             let plaintext = try item.string("plaintext")
             #expect(try CryptoJSAES.decrypt(ciphertext, passphrase: passphrase) == plaintext)
-            let salt = try item["salt"]?.stringValue.map { try Hex.decode($0) }
+            let salt =
+                try item["salt"]?.stringValue.map { try Hex.decode($0) }
                 ?? Array(try #require(Base64Bytes.decode(ciphertext))[8..<16])
             #expect(try CryptoJSAES.encrypt(plaintext, passphrase: passphrase, salt: salt) == ciphertext)
         }

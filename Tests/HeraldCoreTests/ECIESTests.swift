@@ -13,7 +13,8 @@ import Testing
             #expect(try ECIES.decryptText(ciphertext, with: key) == plaintext, "\(item["note"]?.stringValue ?? "")")
             if let ephemeral = item["ephemeralPrivateKey"]?.stringValue, let iv = item["iv"]?.stringValue {
                 let again = try ECIES.encrypt(
-                    Array(plaintext.utf8), to: key.publicKey, ephemeralKey: try PrivateKey(hex: ephemeral), iv: try Hex.decode(iv))
+                    Array(plaintext.utf8), to: key.publicKey, ephemeralKey: try PrivateKey(hex: ephemeral),
+                    iv: try Hex.decode(iv))
                 // The unpadded-Px case was made by a buggy sender; Herald always pads, so it differs there only.
                 if item["note"]?.stringValue?.contains("unpadded") == true {
                     #expect(again != ciphertext)

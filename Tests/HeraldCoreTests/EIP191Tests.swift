@@ -12,7 +12,9 @@ import Testing
             let signature = try PersonalMessage.sign(text: text, with: key)
             #expect(signature.hex == (try item.string("signature")))
             let published = try RecoverableSignature(hex: try item.string("signature"))
-            #expect(try PersonalMessage.recoverSigner(of: text, signature: published).checksummed == (try item.string("address")))
+            #expect(
+                try PersonalMessage.recoverSigner(of: text, signature: published).checksummed
+                    == (try item.string("address")))
         }
     }
 }

@@ -8,7 +8,9 @@ import Testing
         for item in cases {
             let name = try item.string("name")
             let typed = try TypedData(json: try #require(item["typedData"]))
-            #expect(Hex.encode(try typed.domainSeparator(), prefix: true) == (try item.string("domainSeparator")), "\(name)")
+            #expect(
+                Hex.encode(try typed.domainSeparator(), prefix: true) == (try item.string("domainSeparator")), "\(name)"
+            )
             #expect(Hex.encode(try typed.messageHash(), prefix: true) == (try item.string("structHash")), "\(name)")
             #expect(Hex.encode(try typed.digest(), prefix: true) == (try item.string("digest")), "\(name)")
             let key = try PrivateKey(hex: try item.string("privateKey"))
@@ -21,7 +23,9 @@ import Testing
     @Test func mailEncodeTypeListsReferencedTypesSorted() throws {
         let mail = try #require(try Vectors.cases("eip712").first { $0["name"]?.stringValue == "mail" })
         let typed = try TypedData(json: try #require(mail["typedData"]))
-        #expect(try typed.encodeType("Mail") == "Mail(Person from,Person to,string contents)Person(string name,address wallet)")
+        #expect(
+            try typed.encodeType("Mail")
+                == "Mail(Person from,Person to,string contents)Person(string name,address wallet)")
     }
 
     @Test func heraldOperationsHashLikeTheGeneralEncoder() throws {
@@ -29,8 +33,10 @@ import Testing
             let typedJSON = try #require(item["typedData"])
             let primary = try #require(typedJSON["primaryType"]?.stringValue)
             guard primary != "Mail" else { continue }
-            let message = Self.withNumbersAsStrings(try #require(typedJSON["message"]), except: ["issuedAt", "expiresAt"])
-            guard case .number(let chain)? = typedJSON["domain"]?["chainId"], let chainId = UInt256(decimal: chain) else {
+            let message = Self.withNumbersAsStrings(
+                try #require(typedJSON["message"]), except: ["issuedAt", "expiresAt"])
+            guard case .number(let chain)? = typedJSON["domain"]?["chainId"], let chainId = UInt256(decimal: chain)
+            else {
                 Issue.record("vector domain has no chainId")
                 continue
             }
@@ -61,13 +67,13 @@ import Testing
 
     @Test func atomicTypesAndArraysEncode() throws {
         let json = """
-        {"types":{"EIP712Domain":[{"name":"name","type":"string"}],
-          "T":[{"name":"a","type":"bool"},{"name":"b","type":"bytes"},{"name":"c","type":"bytes4"},
-               {"name":"d","type":"uint8"},{"name":"e","type":"int256"},{"name":"f","type":"string[]"},
-               {"name":"g","type":"uint256[2]"}]},
-         "primaryType":"T","domain":{"name":"x"},
-         "message":{"a":true,"b":"0x0102","c":"0xdeadbeef","d":255,"e":"-1","f":["x","y"],"g":[1,"0x02"]}}
-        """
+            {"types":{"EIP712Domain":[{"name":"name","type":"string"}],
+              "T":[{"name":"a","type":"bool"},{"name":"b","type":"bytes"},{"name":"c","type":"bytes4"},
+                   {"name":"d","type":"uint8"},{"name":"e","type":"int256"},{"name":"f","type":"string[]"},
+                   {"name":"g","type":"uint256[2]"}]},
+             "primaryType":"T","domain":{"name":"x"},
+             "message":{"a":true,"b":"0x0102","c":"0xdeadbeef","d":255,"e":"-1","f":["x","y"],"g":[1,"0x02"]}}
+            """
         let typed = try TypedData(jsonText: json)
         #expect(try typed.digest().count == 32)
         #expect(try typed.encodeType("T") == "T(bool a,bytes b,bytes4 c,uint8 d,int256 e,string[] f,uint256[2] g)")
@@ -78,24 +84,26 @@ import Testing
     ])
     func outOfRangeOrMistypedValuesThrow(_ message: String) throws {
         let json = """
-        {"types":{"EIP712Domain":[],"T":[{"name":"d","type":"uint8"}]},"primaryType":"T","domain":{},"message":\(message)}
-        """
+            {"types":{"EIP712Domain":[],"T":[{"name":"d","type":"uint8"}]},"primaryType":"T","domain":{},"message":\(message)}
+            """
         let typed = try TypedData(jsonText: json)
         #expect(throws: HeraldError.invalidTypedData) { try typed.digest() }
     }
 
     @Test func unknownTypesAreRefusedAtLoad() {
         let json = """
-        {"types":{"EIP712Domain":[],"T":[{"name":"d","type":"uint7"}]},"primaryType":"T","domain":{},"message":{}}
-        """
+            {"types":{"EIP712Domain":[],"T":[{"name":"d","type":"uint7"}]},"primaryType":"T","domain":{},"message":{}}
+            """
         #expect(throws: HeraldError.invalidTypedData) { try TypedData(jsonText: json) }
     }
 
     @Test func int8BoundsAreExact() throws {
         func digest(_ value: String) throws -> [UInt8] {
-            try TypedData(jsonText: """
-                {"types":{"EIP712Domain":[],"T":[{"name":"v","type":"int8"}]},"primaryType":"T","domain":{},"message":{"v":\(value)}}
-                """).digest()
+            try TypedData(
+                jsonText: """
+                    {"types":{"EIP712Domain":[],"T":[{"name":"v","type":"int8"}]},"primaryType":"T","domain":{},"message":{"v":\(value)}}
+                    """
+            ).digest()
         }
         _ = try digest("-128")
         _ = try digest("127")
@@ -106,9 +114,12 @@ import Testing
     /// The vectors carry `nonce` as a JSON number (typed-data form); envelopes carry it as a string.
     static func withNumbersAsStrings(_ message: JSONValue, except kept: Set<String>) -> JSONValue {
         guard let members = message.objectMembers else { return message }
-        return .object(members.map { member in
-            if case .number(let text) = member.value, !kept.contains(member.key) { return (member.key, .string(text)) }
-            return member
-        })
+        return .object(
+            members.map { member in
+                if case .number(let text) = member.value, !kept.contains(member.key) {
+                    return (member.key, .string(text))
+                }
+                return member
+            })
     }
 }

@@ -7,7 +7,8 @@ import Testing
         #expect(cases.count == 6)
         for item in cases {
             let input = try Hex.decode(try item.string("input_hex"))
-            #expect(Hex.encode(Keccak256.hash(input)) == (try item.string("keccak256")), "input of \(input.count) bytes")
+            #expect(
+                Hex.encode(Keccak256.hash(input)) == (try item.string("keccak256")), "input of \(input.count) bytes")
         }
     }
 
@@ -32,6 +33,7 @@ import Testing
     }
 
     @Test func emptyInputIsTheWellKnownDigest() {
-        #expect(Hex.encode(Keccak256.hash([UInt8]())) == "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
+        #expect(
+            Hex.encode(Keccak256.hash([UInt8]())) == "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
     }
 }

@@ -8,14 +8,17 @@ import Testing
         for item in cases {
             let keystore = try Keystore(json: try #require(item["keystore"]))
             let key = try keystore.decrypt(passphrase: try item.string("password"))
-            #expect(Hex.encode(key.rawBytes, prefix: true) == (try item.string("privateKey")), "\(item["note"]?.stringValue ?? "")")
+            #expect(
+                Hex.encode(key.rawBytes, prefix: true) == (try item.string("privateKey")),
+                "\(item["note"]?.stringValue ?? "")")
             if let address = item["address"]?.stringValue { #expect(key.address.checksummed == address) }
         }
     }
 
     @Test func mustFailCasesGiveTheirDistinctErrors() throws {
         let expected: [String: HeraldError] = [
-            "wrongPassphrase": .wrongPassphrase, "kdfParametersTooLarge": .kdfParametersTooLarge, "malformed": .malformedKeystore,
+            "wrongPassphrase": .wrongPassphrase, "kdfParametersTooLarge": .kdfParametersTooLarge,
+            "malformed": .malformedKeystore,
         ]
         let cases = try Vectors.cases("keystore-v3", "mustFail")
         #expect(cases.count == 3)
@@ -46,7 +49,8 @@ import Testing
         let key = PrivateKey.generate()
         let scrypt = try Keystore(encrypting: key, passphrase: "", kdf: .lightScrypt())
         #expect(try scrypt.decrypt(passphrase: "").address == key.address)
-        let pbkdf2 = try Keystore(encrypting: key, passphrase: "", kdf: .pbkdf2(c: 1000, dklen: 32, salt: SecureRandom.bytes(16)))
+        let pbkdf2 = try Keystore(
+            encrypting: key, passphrase: "", kdf: .pbkdf2(c: 1000, dklen: 32, salt: SecureRandom.bytes(16)))
         #expect(try pbkdf2.decrypt(passphrase: "").address == key.address)
     }
 
@@ -63,11 +67,11 @@ import Testing
     ])
     func scryptParametersAreCheckedBeforeAnyWork(_ params: String, _ error: HeraldError) {
         let json = """
-        {"crypto":{"cipher":"aes-128-ctr","cipherparams":{"iv":"277d5f9864eb7d4c4ec5d9d98c5e88ba"},
-        "ciphertext":"057937858fc2310bae660bc38bf0835ea68a1d4072e19a685a35783ad43a7ff3","kdf":"scrypt",
-        "kdfparams":{"dklen":32,\(params),"salt":"81ae6c52c73fc4a630f08c6fc7547759"},
-        "mac":"8386ab28412c23ada245037a77c29e668a716e812c0b7052b2ec49b8743d7caa"},"id":"x","version":3}
-        """
+            {"crypto":{"cipher":"aes-128-ctr","cipherparams":{"iv":"277d5f9864eb7d4c4ec5d9d98c5e88ba"},
+            "ciphertext":"057937858fc2310bae660bc38bf0835ea68a1d4072e19a685a35783ad43a7ff3","kdf":"scrypt",
+            "kdfparams":{"dklen":32,\(params),"salt":"81ae6c52c73fc4a630f08c6fc7547759"},
+            "mac":"8386ab28412c23ada245037a77c29e668a716e812c0b7052b2ec49b8743d7caa"},"id":"x","version":3}
+            """
         #expect(throws: error) { try Keystore(json: Array(json.utf8)) }
     }
 
@@ -81,19 +85,29 @@ import Testing
         }
         let salt = #""salt":"81ae6c52c73fc4a630f08c6fc7547759""#
         #expect(throws: HeraldError.kdfParametersTooLarge) {
-            try Keystore(json: Array(keystore(kdf: "pbkdf2", params: #""c":10000001,"dklen":32,"prf":"hmac-sha256",\#(salt)"#).utf8))
+            try Keystore(
+                json: Array(
+                    keystore(kdf: "pbkdf2", params: #""c":10000001,"dklen":32,"prf":"hmac-sha256",\#(salt)"#).utf8))
         }
         #expect(throws: HeraldError.unsupportedKeystore) {
-            try Keystore(json: Array(keystore(kdf: "pbkdf2", params: #""c":1,"dklen":32,"prf":"hmac-sha512",\#(salt)"#).utf8))
+            try Keystore(
+                json: Array(keystore(kdf: "pbkdf2", params: #""c":1,"dklen":32,"prf":"hmac-sha512",\#(salt)"#).utf8))
         }
         #expect(throws: HeraldError.unsupportedKeystore) {
             try Keystore(json: Array(keystore(kdf: "argon2", params: salt).utf8))
         }
         #expect(throws: HeraldError.unsupportedKeystore) {
-            try Keystore(json: Array(keystore(kdf: "pbkdf2", params: #""c":1,"dklen":32,"prf":"hmac-sha256",\#(salt)"#, cipher: "aes-128-cbc").utf8))
+            try Keystore(
+                json: Array(
+                    keystore(
+                        kdf: "pbkdf2", params: #""c":1,"dklen":32,"prf":"hmac-sha256",\#(salt)"#, cipher: "aes-128-cbc"
+                    ).utf8))
         }
         #expect(throws: HeraldError.unsupportedKeystore) {
-            try Keystore(json: Array(keystore(kdf: "pbkdf2", params: #""c":1,"dklen":32,"prf":"hmac-sha256",\#(salt)"#, version: "1").utf8))
+            try Keystore(
+                json: Array(
+                    keystore(kdf: "pbkdf2", params: #""c":1,"dklen":32,"prf":"hmac-sha256",\#(salt)"#, version: "1")
+                        .utf8))
         }
         #expect(throws: HeraldError.malformedKeystore) { try Keystore(json: Array("[]".utf8)) }
         #expect(throws: HeraldError.malformedKeystore) { try Keystore(json: Array("{".utf8)) }

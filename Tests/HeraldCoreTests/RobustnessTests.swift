@@ -43,7 +43,9 @@ import Testing
     @Test func mutatedValidInputsOnlyThrow() throws {
         var rng = SplitMix64(seed: 0x4d55_5441)
         let key = PrivateKey.generate()
-        let keystore = Array(try Keystore(encrypting: key, passphrase: "p", kdf: .pbkdf2(c: 1, dklen: 32, salt: [1, 2, 3])).jsonText.utf8)
+        let keystore = Array(
+            try Keystore(encrypting: key, passphrase: "p", kdf: .pbkdf2(c: 1, dklen: 32, salt: [1, 2, 3])).jsonText.utf8
+        )
         let verifier = OperationVerifier(audience: "a")
         let binding = DeviceBinding(
             action: .register, wallet: key.address, platform: .android, deviceToken: String(repeating: "a", count: 40),
@@ -64,7 +66,9 @@ import Testing
                     if mutated.isEmpty { mutated = [0] }
                 }
                 _ = try? Keystore(json: mutated).decrypt(passphrase: "p")
-                if verifier.verify(json: mutated, as: DeviceBinding.self, now: 150).verified != nil { validEnvelopes += 1 }
+                if verifier.verify(json: mutated, as: DeviceBinding.self, now: 150).verified != nil {
+                    validEnvelopes += 1
+                }
                 _ = try? ECIES.decrypt(String(decoding: mutated, as: UTF8.self), with: key)
             }
         }
@@ -80,7 +84,9 @@ import Testing
 
 @Suite struct JSONParserTests {
     @Test func keepsOrderAndExactNumbers() throws {
-        let value = try JSONParser.parse(#"{"b":115792089237316195423570985008687907853269984665640564039457584007913129639935,"a":[true,null,"\u00e9\ud83d\ude00"]}"#)
+        let value = try JSONParser.parse(
+            #"{"b":115792089237316195423570985008687907853269984665640564039457584007913129639935,"a":[true,null,"\u00e9\ud83d\ude00"]}"#
+        )
         #expect(value.objectMembers?.map(\.key) == ["b", "a"])
         #expect(value["b"] == .number("115792089237316195423570985008687907853269984665640564039457584007913129639935"))
         #expect(value["a"] == .array([.bool(true), .null, .string("é😀")]))

@@ -82,7 +82,9 @@ import Testing
         let r = [UInt8](repeating: 0, count: 31) + [5]
         let s = [UInt8](repeating: 0, count: 31) + [1]
         let signature = try RecoverableSignature(bytes: r + s + [27])
-        #expect(throws: HeraldError.recoveryFailed) { try signature.recoverPublicKey(digest: [UInt8](repeating: 7, count: 32)) }
+        #expect(throws: HeraldError.recoveryFailed) {
+            try signature.recoverPublicKey(digest: [UInt8](repeating: 7, count: 32))
+        }
     }
 
     @Test func ecdhIsSymmetric() throws {

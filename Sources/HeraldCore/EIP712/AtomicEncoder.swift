@@ -23,7 +23,9 @@ enum AtomicEncoder {
         default:
             if let length = fixedBytesLength(type) {
                 let bytes = try hexBytes(value, type: type)
-                guard bytes.count <= length else { throw HeraldError(.invalidTypedData, "\(type) holds at most \(length) bytes") }
+                guard bytes.count <= length else {
+                    throw HeraldError(.invalidTypedData, "\(type) holds at most \(length) bytes")
+                }
                 return bytes + [UInt8](repeating: 0, count: 32 - bytes.count)
             }
             if let (signed, width) = integerWidth(type) {
@@ -36,7 +38,7 @@ enum AtomicEncoder {
     /// `bytesN` → N, for 1 ≤ N ≤ 32.
     static func fixedBytesLength(_ type: String) -> Int? {
         guard type.hasPrefix("bytes"), let length = Int(type.dropFirst(5)), (1...32).contains(length),
-              type.dropFirst(5).first != "0"
+            type.dropFirst(5).first != "0"
         else { return nil }
         return length
     }
@@ -47,11 +49,15 @@ enum AtomicEncoder {
         guard signed || type.hasPrefix("uint") else { return nil }
         let digits = type.dropFirst(signed ? 3 : 4)
         if digits.isEmpty { return (signed, 256) }
-        guard digits.first != "0", let width = Int(digits), width % 8 == 0, (8...256).contains(width) else { return nil }
+        guard digits.first != "0", let width = Int(digits), width % 8 == 0, (8...256).contains(width) else {
+            return nil
+        }
         return (signed, width)
     }
 
-    private static func encodeInteger(_ value: JSONValue, signed: Bool, width: Int, type: String) throws(HeraldError) -> [UInt8] {
+    private static func encodeInteger(
+        _ value: JSONValue, signed: Bool, width: Int, type: String
+    ) throws(HeraldError) -> [UInt8] {
         let text: String
         switch value {
         case .number(let raw): text = raw
@@ -64,12 +70,17 @@ enum AtomicEncoder {
             throw HeraldError(.invalidTypedData, "\(type) needs an integer")
         }
         if !signed {
-            guard !negative || magnitude == .zero else { throw HeraldError(.invalidTypedData, "\(type) cannot be negative") }
-            guard magnitude.bitWidth <= width else { throw HeraldError(.invalidTypedData, "value out of range for \(type)") }
+            guard !negative || magnitude == .zero else {
+                throw HeraldError(.invalidTypedData, "\(type) cannot be negative")
+            }
+            guard magnitude.bitWidth <= width else {
+                throw HeraldError(.invalidTypedData, "value out of range for \(type)")
+            }
             return magnitude.bigEndianBytes
         }
         // intN holds -2^(N-1) ... 2^(N-1) - 1.
-        let fits = negative
+        let fits =
+            negative
             ? magnitude.bitWidth < width || (magnitude.bitWidth == width && magnitude.isPowerOfTwo)
             : magnitude.bitWidth < width
         guard fits else { throw HeraldError(.invalidTypedData, "value out of range for \(type)") }
@@ -80,7 +91,9 @@ enum AtomicEncoder {
         guard let text = value.stringValue, text.hasPrefix("0x") || text.hasPrefix("0X") else {
             throw HeraldError(.invalidTypedData, "\(type) needs 0x-prefixed hex")
         }
-        do { return try Hex.decode(text) } catch { throw HeraldError(.invalidTypedData, "\(type) needs 0x-prefixed hex") }
+        do { return try Hex.decode(text) } catch {
+            throw HeraldError(.invalidTypedData, "\(type) needs 0x-prefixed hex")
+        }
     }
 
     private static func mismatch(_ type: String) -> HeraldError {

@@ -20,7 +20,9 @@ public struct TypedData: Sendable, Hashable {
     public let domain: JSONValue
     public let message: JSONValue
 
-    public init(types: [String: [Field]], primaryType: String, domain: JSONValue, message: JSONValue) throws(HeraldError) {
+    public init(
+        types: [String: [Field]], primaryType: String, domain: JSONValue, message: JSONValue
+    ) throws(HeraldError) {
         self.types = types
         self.primaryType = primaryType
         self.domain = domain
@@ -28,7 +30,9 @@ public struct TypedData: Sendable, Hashable {
         guard types["EIP712Domain"] != nil else { throw HeraldError(.invalidTypedData, "types has no EIP712Domain") }
         guard types[primaryType] != nil else { throw HeraldError(.invalidTypedData, "primaryType is not among types") }
         for (name, fields) in types {
-            guard TypedData.isStructName(name) else { throw HeraldError(.invalidTypedData, "bad type name \(name.prefix(64))") }
+            guard TypedData.isStructName(name) else {
+                throw HeraldError(.invalidTypedData, "bad type name \(name.prefix(64))")
+            }
             for field in fields where !isKnownType(field.type) {
                 throw HeraldError(.invalidTypedData, "unknown type \(field.type.prefix(64)) in \(name.prefix(64))")
             }
@@ -162,10 +166,13 @@ public struct TypedData: Sendable, Hashable {
     }
 
     static func isStructName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" || first == "$" else {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" || first == "$"
+        else {
             return false
         }
-        return name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "$" }
+        return name.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "$"
+        }
     }
 
     /// `T` of `T[]…[k]`, with every array suffix removed.

@@ -11,7 +11,9 @@ public enum CryptoJSAES {
     private static let magic = Array("Salted__".utf8)
 
     /// Encrypts `plaintext`. `salt` is for reproducible tests only; leave it out for a random one.
-    public static func encrypt(_ plaintext: String, passphrase: String, salt: [UInt8]? = nil) throws(HeraldError) -> String {
+    public static func encrypt(
+        _ plaintext: String, passphrase: String, salt: [UInt8]? = nil
+    ) throws(HeraldError) -> String {
         let saltBytes = salt ?? SecureRandom.bytes(8)
         guard saltBytes.count == 8 else { throw HeraldError(.malformedCiphertext, "a CryptoJS salt is 8 bytes") }
         let (key, iv) = deriveKeyAndIV(passphrase: Array(passphrase.utf8), salt: saltBytes)

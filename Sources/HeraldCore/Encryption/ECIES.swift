@@ -12,7 +12,8 @@ public enum ECIES {
     /// Encrypts `plaintext` to `recipient`. `ephemeralKey` and `iv` are for reproducible tests only;
     /// leave them out and fresh random ones are drawn.
     public static func encrypt(
-        _ plaintext: some Collection<UInt8>, to recipient: PublicKey, ephemeralKey: PrivateKey? = nil, iv: [UInt8]? = nil
+        _ plaintext: some Collection<UInt8>, to recipient: PublicKey, ephemeralKey: PrivateKey? = nil,
+        iv: [UInt8]? = nil
     ) throws(HeraldError) -> String {
         let ephemeral = ephemeralKey ?? PrivateKey.generate()
         let ivBytes = iv ?? SecureRandom.bytes(16)
@@ -20,7 +21,8 @@ public enum ECIES {
         let keys = try SharedKeys(sharedX: ephemeral.sharedSecretX(with: recipient), stripLeadingZeros: false)
         let ciphertext: [UInt8]
         do {
-            ciphertext = Array(try AES._CBC.encrypt(Array(plaintext), using: keys.encryption, iv: AES._CBC.IV(ivBytes: ivBytes)))
+            ciphertext = Array(
+                try AES._CBC.encrypt(Array(plaintext), using: keys.encryption, iv: AES._CBC.IV(ivBytes: ivBytes)))
         } catch {
             throw HeraldError(.malformedCiphertext, "AES-CBC encryption failed")
         }
@@ -39,7 +41,9 @@ public enum ECIES {
     /// Malformed input (bad hex, too short, bad point, ragged blocks) is `malformedCiphertext`.
     public static func decrypt(_ hex: String, with key: PrivateKey) throws(HeraldError) -> [UInt8] {
         let blob: [UInt8]
-        do { blob = try Hex.decode(hex) } catch { throw HeraldError(.malformedCiphertext, "ECIES ciphertext is not hex") }
+        do { blob = try Hex.decode(hex) } catch {
+            throw HeraldError(.malformedCiphertext, "ECIES ciphertext is not hex")
+        }
         guard blob.count >= headerLength + 16, (blob.count - headerLength) % 16 == 0 else {
             throw HeraldError(.malformedCiphertext, "ECIES ciphertext is too short or not whole AES blocks")
         }

@@ -37,7 +37,9 @@ public struct EthereumAddress: Sendable, Hashable, Comparable, CustomStringConve
         }
         let digits = body.dropFirst(2)
         let raw: [UInt8]
-        do { raw = try Hex.decode(digits) } catch { throw HeraldError(.invalidAddress, "an address is 0x followed by 40 hex digits") }
+        do { raw = try Hex.decode(digits) } catch {
+            throw HeraldError(.invalidAddress, "an address is 0x followed by 40 hex digits")
+        }
         self.bytes = raw
         let hasLower = digits.utf8.contains { $0 >= 0x61 && $0 <= 0x66 }
         let hasUpper = digits.utf8.contains { $0 >= 0x41 && $0 <= 0x46 }

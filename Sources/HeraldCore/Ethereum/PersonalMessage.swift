@@ -17,7 +17,9 @@ public enum PersonalMessage {
     }
 
     /// The address that signed `text`.
-    public static func recoverSigner(of text: String, signature: RecoverableSignature) throws(HeraldError)
+    public static func recoverSigner(
+        of text: String, signature: RecoverableSignature
+    ) throws(HeraldError)
         -> EthereumAddress
     {
         try signature.recoverAddress(digest: digest(text: text))

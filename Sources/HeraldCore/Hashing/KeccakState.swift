@@ -1,13 +1,14 @@
 /// The 1600-bit Keccak state as 25 little-endian lanes held inline, and keccak-f[1600].
 struct KeccakState: Sendable {
     // A tuple keeps the state on the stack; an Array would cost an allocation per hash.
-    private var lanes: (
-        UInt64, UInt64, UInt64, UInt64, UInt64,
-        UInt64, UInt64, UInt64, UInt64, UInt64,
-        UInt64, UInt64, UInt64, UInt64, UInt64,
-        UInt64, UInt64, UInt64, UInt64, UInt64,
-        UInt64, UInt64, UInt64, UInt64, UInt64
-    ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private var lanes:
+        (
+            UInt64, UInt64, UInt64, UInt64, UInt64,
+            UInt64, UInt64, UInt64, UInt64, UInt64,
+            UInt64, UInt64, UInt64, UInt64, UInt64,
+            UInt64, UInt64, UInt64, UInt64, UInt64,
+            UInt64, UInt64, UInt64, UInt64, UInt64
+        ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     /// XORs `bytes` into the state starting at byte `offset` (lanes are little-endian, as on the wire).
     mutating func xor(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
@@ -55,8 +56,10 @@ struct KeccakState: Sendable {
     /// keccak-f[1600]: 24 rounds of θ, ρ, π, χ, ι. Written on named locals so the optimiser keeps
     /// all 25 lanes in registers or stack slots instead of going through memory indexing.
     mutating func permute() {
-        var (a00, a01, a02, a03, a04, a05, a06, a07, a08, a09, a10, a11, a12,
-             a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24) = lanes
+        var (
+            a00, a01, a02, a03, a04, a05, a06, a07, a08, a09, a10, a11, a12,
+            a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24
+        ) = lanes
         @inline(__always) func rotl(_ x: UInt64, _ n: UInt64) -> UInt64 { (x << n) | (x >> (64 &- n)) }
         for round in 0..<24 {
             // θ
@@ -125,7 +128,9 @@ struct KeccakState: Sendable {
             // ι
             a00 ^= Self.roundConstants[round]
         }
-        lanes = (a00, a01, a02, a03, a04, a05, a06, a07, a08, a09, a10, a11, a12,
-                 a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24)
+        lanes = (
+            a00, a01, a02, a03, a04, a05, a06, a07, a08, a09, a10, a11, a12,
+            a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24
+        )
     }
 }

@@ -11,7 +11,9 @@ public struct JSONParser {
     private let maximumDepth: Int
 
     /// Parses one JSON value filling the whole input (whitespace aside).
-    public static func parse<Bytes: Collection>(_ input: Bytes, maximumDepth: Int = defaultMaximumDepth)
+    public static func parse<Bytes: Collection>(
+        _ input: Bytes, maximumDepth: Int = defaultMaximumDepth
+    )
         throws(HeraldError) -> JSONValue where Bytes.Element == UInt8
     {
         var parser = JSONParser(bytes: Array(input), maximumDepth: maximumDepth)
@@ -37,7 +39,9 @@ public struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0a || bytes[index] == 0x0d || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0a || bytes[index] == 0x0d || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -205,7 +209,8 @@ public struct JSONParser {
         case UInt8(ascii: "u"):
             let high = try parseHex4()
             if (0xD800...0xDBFF).contains(high) {
-                guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw failure("lone surrogate")
                 }
                 index += 2

@@ -13,7 +13,9 @@ private let posixWrite = Darwin.write
 /// a temporary file in the same folder (created 0600, exclusive), written, fsynced, renamed into
 /// place, then the folder fsynced so the rename itself is durable.
 public enum AtomicFile {
-    public static func write(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o600, replace: Bool = false)
+    public static func write(
+        _ bytes: [UInt8], to path: String, permissions: UInt32 = 0o600, replace: Bool = false
+    )
         throws(HeraldError)
     {
         let folder = parentFolder(of: path)
@@ -57,7 +59,9 @@ public enum AtomicFile {
         var partial = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             partial += "/" + component
-            if mkdir(partial, mode_t(permissions)) != 0 && errno != EEXIST { throw ioError("cannot create folder \(partial)") }
+            if mkdir(partial, mode_t(permissions)) != 0 && errno != EEXIST {
+                throw ioError("cannot create folder \(partial)")
+            }
         }
         guard chmod(path, mode_t(permissions)) == 0 else { throw ioError("cannot set permissions on \(path)") }
     }

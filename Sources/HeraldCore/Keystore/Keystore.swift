@@ -23,7 +23,9 @@ public struct Keystore: Sendable, Hashable {
     /// Parses keystore JSON without deriving anything.
     public init(json bytes: some Collection<UInt8>) throws(HeraldError) {
         let json: JSONValue
-        do { json = try JSONParser.parse(bytes) } catch { throw HeraldError(.malformedKeystore, "keystore is not JSON: \(error.reason)") }
+        do { json = try JSONParser.parse(bytes) } catch {
+            throw HeraldError(.malformedKeystore, "keystore is not JSON: \(error.reason)")
+        }
         try self.init(json: json)
     }
 
@@ -55,7 +57,8 @@ public struct Keystore: Sendable, Hashable {
             guard params["prf"]?.stringValue == "hmac-sha256" else {
                 throw HeraldError(.unsupportedKeystore, "only the hmac-sha256 prf is supported for pbkdf2")
             }
-            kdf = .pbkdf2(c: try Self.intField(params["c"], "c"), dklen: try Self.intField(params["dklen"], "dklen"), salt: salt)
+            kdf = .pbkdf2(
+                c: try Self.intField(params["c"], "c"), dklen: try Self.intField(params["dklen"], "dklen"), salt: salt)
         case nil:
             throw HeraldError(.malformedKeystore, "keystore has no kdf")
         default:
@@ -83,12 +86,16 @@ public struct Keystore: Sendable, Hashable {
         }
         let raw: [UInt8]
         do {
-            raw = Array(try AES._CTR.decrypt(ciphertext, using: SymmetricKey(data: derived[0..<16]), nonce: AES._CTR.Nonce(nonceBytes: iv)))
+            raw = Array(
+                try AES._CTR.decrypt(
+                    ciphertext, using: SymmetricKey(data: derived[0..<16]), nonce: AES._CTR.Nonce(nonceBytes: iv)))
         } catch {
             throw HeraldError(.malformedKeystore, "AES-CTR decryption failed")
         }
         let key: PrivateKey
-        do { key = try PrivateKey(bytes: raw) } catch { throw HeraldError(.malformedKeystore, "the decrypted key is not a valid secp256k1 key") }
+        do { key = try PrivateKey(bytes: raw) } catch {
+            throw HeraldError(.malformedKeystore, "the decrypted key is not a valid secp256k1 key")
+        }
         if let address, address != key.address {
             throw HeraldError(.malformedKeystore, "the decrypted key does not match the keystore's address")
         }
@@ -108,8 +115,10 @@ public struct Keystore: Sendable, Hashable {
         guard ivBytes.count == 16 else { throw HeraldError(.malformedKeystore, "an IV is 16 bytes") }
         let derived = try kdf.derive(passphrase: Array(passphrase.utf8))
         do {
-            ciphertext = Array(try AES._CTR.encrypt(
-                key.rawBytes, using: SymmetricKey(data: derived[0..<16]), nonce: AES._CTR.Nonce(nonceBytes: ivBytes)))
+            ciphertext = Array(
+                try AES._CTR.encrypt(
+                    key.rawBytes, using: SymmetricKey(data: derived[0..<16]), nonce: AES._CTR.Nonce(nonceBytes: ivBytes)
+                ))
         } catch {
             throw HeraldError(.malformedKeystore, "AES-CTR encryption failed")
         }
@@ -126,14 +135,18 @@ public struct Keystore: Sendable, Hashable {
         let (kdfName, kdfParams) = kdf.json
         var members: [(key: String, value: JSONValue)] = []
         if let address { members.append(("address", .string(Hex.encode(address.bytes)))) }
-        members.append(("crypto", .object([
-            ("cipher", .string("aes-128-ctr")),
-            ("cipherparams", .object([("iv", .string(Hex.encode(iv)))])),
-            ("ciphertext", .string(Hex.encode(ciphertext))),
-            ("kdf", .string(kdfName)),
-            ("kdfparams", kdfParams),
-            ("mac", .string(Hex.encode(mac))),
-        ])))
+        members.append(
+            (
+                "crypto",
+                .object([
+                    ("cipher", .string("aes-128-ctr")),
+                    ("cipherparams", .object([("iv", .string(Hex.encode(iv)))])),
+                    ("ciphertext", .string(Hex.encode(ciphertext))),
+                    ("kdf", .string(kdfName)),
+                    ("kdfparams", kdfParams),
+                    ("mac", .string(Hex.encode(mac))),
+                ])
+            ))
         members.append(("id", .string(id)))
         if let name { members.append(("name", .string(name))) }
         members.append(("version", .number("3")))

@@ -31,12 +31,15 @@ public struct KeystoreDirectory: Sendable {
         for file in names.sorted() where !file.hasPrefix(".") {
             let filePath = path + "/" + file
             guard let data = FileManager.default.contents(atPath: filePath),
-                  let keystore = try? Keystore(json: Array(data)), let address = keystore.address
+                let keystore = try? Keystore(json: Array(data)), let address = keystore.address
             else {
                 unreadable.append(filePath)
                 continue
             }
-            wallets.append(Entry(name: keystore.name ?? Self.fallbackName(address), address: address, path: filePath, keystore: keystore))
+            wallets.append(
+                Entry(
+                    name: keystore.name ?? Self.fallbackName(address), address: address, path: filePath,
+                    keystore: keystore))
         }
         return (wallets.sorted { $0.name < $1.name }, unreadable)
     }
@@ -47,7 +50,9 @@ public struct KeystoreDirectory: Sendable {
     public func wallet(_ selector: String) throws(HeraldError) -> Entry {
         let all = try wallets()
         if let byName = all.first(where: { $0.name == selector }) { return byName }
-        if let address = try? EthereumAddress(parsing: selector), let byAddress = all.first(where: { $0.address == address }) {
+        if let address = try? EthereumAddress(parsing: selector),
+            let byAddress = all.first(where: { $0.address == address })
+        {
             return byAddress
         }
         throw HeraldError(.walletNotFound, "no wallet named or at \(selector) in \(path)")
@@ -92,10 +97,11 @@ public struct KeystoreDirectory: Sendable {
     /// Letters, digits, `.`, `_`, `-`; starting with a letter (so a name never looks like an address).
     public static func isValidName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 64,
-              ("a"..."z").contains(first) || ("A"..."Z").contains(first)
+            ("a"..."z").contains(first) || ("A"..."Z").contains(first)
         else { return false }
         return name.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_" || $0 == "-"
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_"
+                || $0 == "-"
         }
     }
 

@@ -35,8 +35,8 @@ public enum KeystoreKDF: Sendable, Hashable {
                 throw HeraldError(.malformedKeystore, "scrypt n must be a power of two ≥ 2, r and p ≥ 1")
             }
             guard n <= Caps.scryptN, r <= Caps.scryptR, p <= Caps.scryptP,
-                  n.multipliedReportingOverflow(by: r * p * 128).overflow == false,
-                  n * r * p * 128 <= Caps.scryptMemory
+                n.multipliedReportingOverflow(by: r * p * 128).overflow == false,
+                n * r * p * 128 <= Caps.scryptMemory
             else {
                 throw HeraldError(
                     .kdfParametersTooLarge, "scrypt parameters exceed n ≤ 2^20, r ≤ 32, p ≤ 16, n·r·p·128 ≤ 1 GiB")
@@ -53,7 +53,9 @@ public enum KeystoreKDF: Sendable, Hashable {
 
     private static func checkCommon(dklen: Int, salt: [UInt8]) throws(HeraldError) {
         guard Caps.dklen.contains(dklen) else { throw HeraldError(.malformedKeystore, "dklen must be 32…64") }
-        guard Caps.saltBytes.contains(salt.count) else { throw HeraldError(.malformedKeystore, "salt must be 1…1024 bytes") }
+        guard Caps.saltBytes.contains(salt.count) else {
+            throw HeraldError(.malformedKeystore, "salt must be 1…1024 bytes")
+        }
     }
 
     /// Derives the key. Callers check parameters first.
@@ -78,15 +80,21 @@ public enum KeystoreKDF: Sendable, Hashable {
     var json: (name: String, params: JSONValue) {
         switch self {
         case let .scrypt(n, r, p, dklen, salt):
-            return ("scrypt", .object([
-                ("dklen", .number("\(dklen)")), ("n", .number("\(n)")), ("p", .number("\(p)")),
-                ("r", .number("\(r)")), ("salt", .string(Hex.encode(salt))),
-            ]))
+            return (
+                "scrypt",
+                .object([
+                    ("dklen", .number("\(dklen)")), ("n", .number("\(n)")), ("p", .number("\(p)")),
+                    ("r", .number("\(r)")), ("salt", .string(Hex.encode(salt))),
+                ])
+            )
         case let .pbkdf2(c, dklen, salt):
-            return ("pbkdf2", .object([
-                ("c", .number("\(c)")), ("dklen", .number("\(dklen)")), ("prf", .string("hmac-sha256")),
-                ("salt", .string(Hex.encode(salt))),
-            ]))
+            return (
+                "pbkdf2",
+                .object([
+                    ("c", .number("\(c)")), ("dklen", .number("\(dklen)")), ("prf", .string("hmac-sha256")),
+                    ("salt", .string(Hex.encode(salt))),
+                ])
+            )
         }
     }
 }

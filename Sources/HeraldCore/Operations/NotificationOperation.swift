@@ -36,7 +36,10 @@ public struct NotificationOperation: SignedOperation {
     }
 
     public var fieldValues: [OperationField] {
-        [.address(channel), .string(payload), .string(audience), .uint256(nonceValue), .uint256(issuedAt), .uint256(expiresAt)]
+        [
+            .address(channel), .string(payload), .string(audience), .uint256(nonceValue), .uint256(issuedAt),
+            .uint256(expiresAt),
+        ]
     }
 
     public var claimedSigner: EthereumAddress { channel }

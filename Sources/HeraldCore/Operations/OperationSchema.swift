@@ -35,7 +35,8 @@ public struct OperationSchema: Sendable {
         return DecodedFields(values: values)
     }
 
-    private func decodeValue(_ value: JSONValue, spec: OperationFieldSpec) throws(OperationRejection) -> OperationField {
+    private func decodeValue(_ value: JSONValue, spec: OperationFieldSpec) throws(OperationRejection) -> OperationField
+    {
         switch spec.kind {
         case .string:
             guard let text = value.stringValue else {
@@ -49,7 +50,8 @@ public struct OperationSchema: Sendable {
             do {
                 return .address(try EthereumAddress(parsing: text))
             } catch {
-                throw OperationRejection(.invalidWallet, "\"\(spec.name)\" is not a valid wallet address: \(error.reason)")
+                throw OperationRejection(
+                    .invalidWallet, "\"\(spec.name)\" is not a valid wallet address: \(error.reason)")
             }
         case .uint256:
             let digits: String

@@ -32,7 +32,9 @@ public struct OperationVerifier: Sendable {
     public var maxValiditySeconds: Int64
     public var clockSkewSeconds: Int64
 
-    public init(audience: String, chainId: UInt256 = UInt256(1), maxValiditySeconds: Int64 = 600, clockSkewSeconds: Int64 = 60) {
+    public init(
+        audience: String, chainId: UInt256 = UInt256(1), maxValiditySeconds: Int64 = 600, clockSkewSeconds: Int64 = 60
+    ) {
         self.audience = audience
         self.domain = HeraldDomain(chainId: chainId)
         self.maxValiditySeconds = maxValiditySeconds
@@ -58,14 +60,18 @@ public struct OperationVerifier: Sendable {
     }
 
     /// Verifies an envelope already built in memory (a client checking what it is about to send).
-    public func verify<Operation: SignedOperation>(_ envelope: SignedEnvelope<Operation>, now: Int64)
+    public func verify<Operation: SignedOperation>(
+        _ envelope: SignedEnvelope<Operation>, now: Int64
+    )
         -> VerificationResult<Operation>
     {
         verify(envelope.raw, as: Operation.self, now: now)
     }
 
     /// Steps 1–3 of §2.3, in order; the first failure decides the code.
-    public func verify<Operation: SignedOperation>(_ envelope: RawEnvelope, as type: Operation.Type, now: Int64)
+    public func verify<Operation: SignedOperation>(
+        _ envelope: RawEnvelope, as type: Operation.Type, now: Int64
+    )
         -> VerificationResult<Operation>
     {
         do throws(OperationRejection) {
@@ -88,9 +94,11 @@ public struct OperationVerifier: Sendable {
             let signer = publicKey.address
             guard signer == operation.claimedSigner else {
                 throw OperationRejection(
-                    .signatureMismatch, "the signature does not recover to \(operation.claimedSigner) on chain \(domain.chainId)")
+                    .signatureMismatch,
+                    "the signature does not recover to \(operation.claimedSigner) on chain \(domain.chainId)")
             }
-            return .valid(VerifiedOperation(operation: operation, scheme: envelope.scheme, signer: signer, publicKey: publicKey))
+            return .valid(
+                VerifiedOperation(operation: operation, scheme: envelope.scheme, signer: signer, publicKey: publicKey))
         } catch {
             return .invalid(error)
         }

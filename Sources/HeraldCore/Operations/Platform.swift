@@ -19,15 +19,16 @@ public enum DeviceToken {
         case .ios, .iosSandbox:
             return (64...200).contains(utf8.count) && utf8.count % 2 == 0 && utf8.allSatisfy { Hex.nibble($0) != nil }
         case .android:
-            return (32...4096).contains(utf8.count) && utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"):
-                    return true
-                default:
-                    return false
+            return (32...4096).contains(utf8.count)
+                && utf8.allSatisfy { byte in
+                    switch byte {
+                    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"):
+                        return true
+                    default:
+                        return false
+                    }
                 }
-            }
         }
     }
 

@@ -109,15 +109,17 @@ public enum Base64URL {
 
     /// Accepts the URL alphabet with or without padding; returns nil for anything else.
     public static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
-                return true
-            default:
-                return false
-            }
-        }) else { return nil }
+        guard
+            text.utf8.allSatisfy({ byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
+                    return true
+                default:
+                    return false
+                }
+            })
+        else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         standard = standard.replacingOccurrences(of: "=", with: "")
         standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)

@@ -78,9 +78,10 @@ extension SignedOperation {
     }
 
     /// Signs this operation with `key` under `scheme`, giving the envelope to send.
-    public func signed(with key: PrivateKey, scheme: SignatureScheme, domain: HeraldDomain) throws -> SignedEnvelope<Self> {
+    public func signed(
+        with key: PrivateKey, scheme: SignatureScheme, domain: HeraldDomain
+    ) throws -> SignedEnvelope<Self> {
         let signature = try key.sign(digest: digest(scheme: scheme, domain: domain))
         return SignedEnvelope(scheme: scheme, operation: self, signature: signature)
     }
 }
-

@@ -19,7 +19,9 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
     /// Parses 64 hex digits, with or without `0x`.
     public init(hex: some StringProtocol) throws(HeraldError) {
         let bytes: [UInt8]
-        do { bytes = try Hex.decode(hex) } catch { throw HeraldError(.invalidPrivateKey, "a private key is 64 hex digits") }
+        do { bytes = try Hex.decode(hex) } catch {
+            throw HeraldError(.invalidPrivateKey, "a private key is 64 hex digits")
+        }
         try self.init(bytes: bytes)
     }
 
@@ -40,7 +42,9 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
     public var publicKey: PublicKey {
         var pubkey = secp256k1_pubkey()
         // Cannot fail: the scalar was validated at construction.
-        _ = storage.bytes.withUnsafeBufferPointer { secp256k1_ec_pubkey_create(Secp256k1Context.shared.pointer, &pubkey, $0.baseAddress!) }
+        _ = storage.bytes.withUnsafeBufferPointer {
+            secp256k1_ec_pubkey_create(Secp256k1Context.shared.pointer, &pubkey, $0.baseAddress!)
+        }
         return PublicKey(validated: pubkey)
     }
 
@@ -53,12 +57,14 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
         guard message.count == 32 else { throw HeraldError(.invalidSignature, "a digest to sign is 32 bytes") }
         var signature = secp256k1_ecdsa_recoverable_signature()
         let ok = storage.bytes.withUnsafeBufferPointer { key in
-            secp256k1_ecdsa_sign_recoverable(Secp256k1Context.shared.pointer, &signature, message, key.baseAddress!, nil, nil)
+            secp256k1_ecdsa_sign_recoverable(
+                Secp256k1Context.shared.pointer, &signature, message, key.baseAddress!, nil, nil)
         }
         guard ok == 1 else { throw HeraldError(.invalidSignature, "signing failed") }
         var compact = [UInt8](repeating: 0, count: 64)
         var recoveryId: Int32 = 0
-        secp256k1_ecdsa_recoverable_signature_serialize_compact(Secp256k1Context.verification, &compact, &recoveryId, &signature)
+        secp256k1_ecdsa_recoverable_signature_serialize_compact(
+            Secp256k1Context.verification, &compact, &recoveryId, &signature)
         return RecoverableSignature(validatedCompact: compact, recoveryId: UInt8(recoveryId))
     }
 
@@ -67,11 +73,13 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
         var output = [UInt8](repeating: 0, count: 32)
         var point = publicKey.rawPoint
         let ok = storage.bytes.withUnsafeBufferPointer { key in
-            secp256k1_ecdh(Secp256k1Context.shared.pointer, &output, &point, key.baseAddress!, { out, x, _, _ in
-                guard let out, let x else { return 0 }
-                out.update(from: x, count: 32)
-                return 1
-            }, nil)
+            secp256k1_ecdh(
+                Secp256k1Context.shared.pointer, &output, &point, key.baseAddress!,
+                { out, x, _, _ in
+                    guard let out, let x else { return 0 }
+                    out.update(from: x, count: 32)
+                    return 1
+                }, nil)
         }
         guard ok == 1 else { throw HeraldError(.invalidPublicKey, "ECDH failed") }
         return output

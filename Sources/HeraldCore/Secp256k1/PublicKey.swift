@@ -39,7 +39,8 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         var out = [UInt8](repeating: 0, count: 33)
         var length = 33
         var point = rawPoint
-        secp256k1_ec_pubkey_serialize(Secp256k1Context.verification, &out, &length, &point, UInt32(SECP256K1_EC_COMPRESSED))
+        secp256k1_ec_pubkey_serialize(
+            Secp256k1Context.verification, &out, &length, &point, UInt32(SECP256K1_EC_COMPRESSED))
         return out
     }
 

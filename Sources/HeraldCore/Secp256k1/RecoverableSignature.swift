@@ -38,7 +38,9 @@ public struct RecoverableSignature: Sendable, Hashable {
     /// Parses hex (`0x` optional) of 65 bytes.
     public init(hex: some StringProtocol) throws(HeraldError) {
         let bytes: [UInt8]
-        do { bytes = try Hex.decode(hex) } catch { throw HeraldError(.invalidSignature, "a signature is 130 hex digits") }
+        do { bytes = try Hex.decode(hex) } catch {
+            throw HeraldError(.invalidSignature, "a signature is 130 hex digits")
+        }
         try self.init(bytes: bytes)
     }
 
@@ -57,7 +59,7 @@ public struct RecoverableSignature: Sendable, Hashable {
         var signature = secp256k1_ecdsa_recoverable_signature()
         var point = secp256k1_pubkey()
         guard secp256k1_ecdsa_recoverable_signature_parse_compact(context, &signature, compact, Int32(recoveryId)) == 1,
-              secp256k1_ecdsa_recover(context, &point, &signature, message) == 1
+            secp256k1_ecdsa_recover(context, &point, &signature, message) == 1
         else {
             throw HeraldError(.recoveryFailed, "no public key recovers from this signature")
         }

@@ -29,7 +29,7 @@ public struct UInt256: Sendable, Hashable, Comparable, CustomStringConvertible {
         for digit in digits {
             guard digit >= 0x30, digit <= 0x39 else { return nil }
             guard let times10 = value.multipliedReportingOverflow(by: 10),
-                  let next = times10.addingReportingOverflow(UInt64(digit - 0x30))
+                let next = times10.addingReportingOverflow(UInt64(digit - 0x30))
             else { return nil }
             value = next
         }
@@ -50,7 +50,9 @@ public struct UInt256: Sendable, Hashable, Comparable, CustomStringConvertible {
         var out = [UInt8]()
         out.reserveCapacity(32)
         for limb in [limbs.0, limbs.1, limbs.2, limbs.3] {
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: limb >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: limb >> UInt64(shift)))
+            }
         }
         return out
     }
@@ -87,7 +89,8 @@ public struct UInt256: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     public static func == (lhs: UInt256, rhs: UInt256) -> Bool {
-        lhs.limbs.0 == rhs.limbs.0 && lhs.limbs.1 == rhs.limbs.1 && lhs.limbs.2 == rhs.limbs.2 && lhs.limbs.3 == rhs.limbs.3
+        lhs.limbs.0 == rhs.limbs.0 && lhs.limbs.1 == rhs.limbs.1 && lhs.limbs.2 == rhs.limbs.2
+            && lhs.limbs.3 == rhs.limbs.3
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -11,11 +11,12 @@ enum BareSecp256k1 {
         var point = secp256k1_pubkey()
         let recoveryId = Int32(signature[64] >= 27 ? signature[64] - 27 : signature[64])
         guard secp256k1_ecdsa_recoverable_signature_parse_compact(context, &parsed, signature, recoveryId) == 1,
-              secp256k1_ecdsa_recover(context, &point, &parsed, digest) == 1
+            secp256k1_ecdsa_recover(context, &point, &parsed, digest) == 1
         else { return -1 }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { output in
             var length = 65
-            secp256k1_ec_pubkey_serialize(context, output.baseAddress!, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
+            secp256k1_ec_pubkey_serialize(
+                context, output.baseAddress!, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
             return Int(output[1])
         }
     }

@@ -61,20 +61,29 @@ struct CryptoBenchCommand: AsyncParsableCommand {
             Int(try fixtures.signature.recoverAddress(digest: fixtures.digest).bytes[0])
         }
         add(recover)
-        add(runner.measure("EIP-712 DeviceBinding verify (parsed)") {
-            fixtures.verifier.verify(fixtures.rawEnvelope, as: DeviceBinding.self, now: fixtures.now).verified == nil ? 0 : 1
-        })
-        add(runner.measure("EIP-712 DeviceBinding verify (from JSON)") {
-            fixtures.verifier.verify(json: fixtures.envelopeJSON, as: DeviceBinding.self, now: fixtures.now).verified == nil ? 0 : 1
-        })
-        add(try runner.measure("ECIES decrypt (15-byte secret)") { try ECIES.decrypt(fixtures.eciesBlob, with: fixtures.key).count })
-        add(try runner.measure("CryptoJS AES decrypt (256 bytes)") {
-            try CryptoJSAES.decrypt(fixtures.cryptoJSBlob, passphrase: fixtures.secret).utf8.count
-        })
+        add(
+            runner.measure("EIP-712 DeviceBinding verify (parsed)") {
+                fixtures.verifier.verify(fixtures.rawEnvelope, as: DeviceBinding.self, now: fixtures.now).verified
+                    == nil ? 0 : 1
+            })
+        add(
+            runner.measure("EIP-712 DeviceBinding verify (from JSON)") {
+                fixtures.verifier.verify(json: fixtures.envelopeJSON, as: DeviceBinding.self, now: fixtures.now)
+                    .verified == nil ? 0 : 1
+            })
+        add(
+            try runner.measure("ECIES decrypt (15-byte secret)") {
+                try ECIES.decrypt(fixtures.eciesBlob, with: fixtures.key).count
+            })
+        add(
+            try runner.measure("CryptoJS AES decrypt (256 bytes)") {
+                try CryptoJSAES.decrypt(fixtures.cryptoJSBlob, passphrase: fixtures.secret).utf8.count
+            })
         let unlockRunner = BenchRunner(secondsPerRound: max(seconds, 1), rounds: rounds)
-        add(try unlockRunner.measure("keystore unlock (light scrypt)") {
-            Int(try fixtures.lightKeystore.decrypt(passphrase: "bench").rawBytes[0])
-        })
+        add(
+            try unlockRunner.measure("keystore unlock (light scrypt)") {
+                Int(try fixtures.lightKeystore.decrypt(passphrase: "bench").rawBytes[0])
+            })
 
         let ratio = recover.opsPerSecond / bare.opsPerSecond
         let report = Report(
@@ -83,8 +92,14 @@ struct CryptoBenchCommand: AsyncParsableCommand {
         if global.json {
             try Terminal.printJSON(report)
         } else {
-            print(String(format: "recover + address / bare C = %.3f (target ≥ 0.90: %@)", ratio, report.recoverTargetMet ? "met" : "NOT met"))
-            print(String(format: "keccak256 (65 bytes) = %.0f/s (target ≥ 300,000/s: %@)", keccak.opsPerSecond, report.keccakTargetMet ? "met" : "NOT met"))
+            print(
+                String(
+                    format: "recover + address / bare C = %.3f (target ≥ 0.90: %@)", ratio,
+                    report.recoverTargetMet ? "met" : "NOT met"))
+            print(
+                String(
+                    format: "keccak256 (65 bytes) = %.0f/s (target ≥ 300,000/s: %@)", keccak.opsPerSecond,
+                    report.keccakTargetMet ? "met" : "NOT met"))
         }
     }
 

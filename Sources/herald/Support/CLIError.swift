@@ -28,8 +28,8 @@ struct CLIError: Error {
         case .wrongPassphrase:
             self.init(.wrongPassphrase, error.reason)
         case .malformedKeystore, .kdfParametersTooLarge, .unsupportedKeystore, .invalidPrivateKey, .invalidHex,
-             .invalidJSON, .invalidTypedData, .malformedCiphertext, .decryptionFailed, .invalidPublicKey,
-             .invalidSignature, .invalidAddress, .recoveryFailed:
+            .invalidJSON, .invalidTypedData, .malformedCiphertext, .decryptionFailed, .invalidPublicKey,
+            .invalidSignature, .invalidAddress, .recoveryFailed:
             self.init(.badInput, error.reason)
         case .walletNotFound, .walletExists, .invalidWalletName:
             self.init(.usage, error.reason)

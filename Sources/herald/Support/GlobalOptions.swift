@@ -4,16 +4,24 @@ import HeraldCore
 
 /// The options of CLI.md "Global", accepted before or after the command words.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Client state folder: keystore/, inbox.sqlite. Env HERALD_HOME.", valueName: "DIR"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Client state folder: keystore/, inbox.sqlite. Env HERALD_HOME.", valueName: "DIR"))
     var home: String?
 
-    @Option(name: .long, help: ArgumentHelp("Read the keystore passphrase from this file (one trailing newline dropped). Env HERALD_PASSPHRASE holds the passphrase itself.", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read the keystore passphrase from this file (one trailing newline dropped). Env HERALD_PASSPHRASE holds the passphrase itself.",
+            valueName: "FILE"))
     var passphraseFile: String?
 
     @Flag(name: .long, help: "Machine-readable output on stdout.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Which keystore wallet (name or address). Env HERALD_WALLET.", valueName: "NAME|ADDRESS"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Which keystore wallet (name or address). Env HERALD_WALLET.", valueName: "NAME|ADDRESS"))
     var wallet: String?
 
     /// Options that take a value, and flags, for hoisting.

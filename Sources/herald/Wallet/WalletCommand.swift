@@ -5,7 +5,8 @@ struct WalletCommand: AsyncParsableCommand {
         commandName: "wallet",
         abstract: "Create, import, list, export and remove encrypted keystore wallets.",
         subcommands: [
-            WalletCreate.self, WalletImport.self, WalletList.self, WalletAddress.self, WalletExport.self, WalletRemove.self,
+            WalletCreate.self, WalletImport.self, WalletList.self, WalletAddress.self, WalletExport.self,
+            WalletRemove.self,
         ]
     )
 }

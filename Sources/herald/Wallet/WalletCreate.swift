@@ -31,14 +31,18 @@ enum WalletStorage {
     /// Fails before any expensive work when the name is invalid or taken.
     static func checkName(_ name: String, in directory: KeystoreDirectory) throws {
         guard KeystoreDirectory.isValidName(name) else {
-            throw CLIError(.usage, "invalid wallet name \(name): use 1-64 letters, digits, '.', '_' or '-', starting with a letter")
+            throw CLIError(
+                .usage, "invalid wallet name \(name): use 1-64 letters, digits, '.', '_' or '-', starting with a letter"
+            )
         }
         if try directory.wallets().contains(where: { $0.name == name }) {
             throw CLIError(.usage, "a wallet named \(name) already exists")
         }
     }
 
-    static func store(_ key: PrivateKey, name: String, passphrase: String, light: Bool, in directory: KeystoreDirectory) throws
+    static func store(
+        _ key: PrivateKey, name: String, passphrase: String, light: Bool, in directory: KeystoreDirectory
+    ) throws
         -> KeystoreDirectory.Entry
     {
         let keystore = try Keystore(

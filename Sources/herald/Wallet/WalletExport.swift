@@ -5,7 +5,8 @@ struct WalletExport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Print the stored encrypted v3 keystore JSON (no passphrase needed).",
-        discussion: "The output imports into geth, MetaMask and eth-account. --show-private-key prints the raw key instead, after asking for the passphrase."
+        discussion:
+            "The output imports into geth, MetaMask and eth-account. --show-private-key prints the raw key instead, after asking for the passphrase."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -25,7 +26,9 @@ struct WalletExport: AsyncParsableCommand {
         let passphrase = try PassphraseSource(options: global).unlock()
         let key = try entry.keystore.decrypt(passphrase: passphrase)
         if global.json {
-            try Terminal.printJSON(["address": entry.address.checksummed, "privateKey": Hex.encode(key.rawBytes, prefix: true)])
+            try Terminal.printJSON([
+                "address": entry.address.checksummed, "privateKey": Hex.encode(key.rawBytes, prefix: true),
+            ])
         } else {
             print(Hex.encode(key.rawBytes, prefix: true))
         }
@@ -47,7 +50,8 @@ struct WalletRemove: AsyncParsableCommand {
     func run() async throws {
         let entry = try global.keystore.wallet(name)
         if !yes {
-            let question = "Remove wallet \(entry.name) (\(entry.address.checksummed))? Its key is lost unless you have a copy. [y/N] "
+            let question =
+                "Remove wallet \(entry.name) (\(entry.address.checksummed))? Its key is lost unless you have a copy. [y/N] "
             guard let answer = Terminal.ask(question, secret: false) else {
                 throw CLIError(.usage, "not removing \(entry.name): no terminal to confirm on; pass --yes")
             }

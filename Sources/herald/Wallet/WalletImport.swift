@@ -14,7 +14,9 @@ struct WalletImport: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A Web3 Secret Storage v3 JSON file.", valueName: "FILE.json"))
     var keystore: String?
 
-    @Option(name: .long, help: ArgumentHelp("A file holding the private key as 64 hex digits (0x optional).", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A file holding the private key as 64 hex digits (0x optional).", valueName: "FILE"))
     var privateKeyFile: String?
 
     @Option(name: .long, help: "Wallet name (default: default, default-2, …).")
@@ -56,7 +58,9 @@ struct WalletImport: AsyncParsableCommand {
     }
 
     static func read(_ path: String) throws -> Data {
-        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError(.usage, "cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError(.usage, "cannot read \(path)")
+        }
         guard data.count <= 1 << 20 else { throw CLIError(.badInput, "\(path) is larger than 1 MiB: not a key file") }
         return data
     }

@@ -10,7 +10,8 @@ struct WalletList: AsyncParsableCommand {
         let (wallets, unreadable) = try global.keystore.entries()
         for path in unreadable { Terminal.printWarning("skipped \(path): not a readable v3 keystore") }
         if global.json {
-            try Terminal.printJSON(wallets.map { WalletRow(name: $0.name, address: $0.address.checksummed, file: $0.path) })
+            try Terminal.printJSON(
+                wallets.map { WalletRow(name: $0.name, address: $0.address.checksummed, file: $0.path) })
             return
         }
         guard !wallets.isEmpty else {
@@ -26,7 +27,8 @@ struct WalletList: AsyncParsableCommand {
 }
 
 struct WalletAddress: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "address", abstract: "Print a wallet's EIP-55 address alone.")
+    static let configuration = CommandConfiguration(
+        commandName: "address", abstract: "Print a wallet's EIP-55 address alone.")
 
     @OptionGroup var global: GlobalOptions
 

@@ -1,0 +1,49 @@
+# Herald: `make run` and `make test` set up a fresh Debian machine (apt-get), build, and go.
+SHELL := /bin/bash
+SWIFT ?= swift
+# What `make run` runs until the server exists: override with e.g. make run ARGS="wallet create --light".
+ARGS ?= wallet list
+
+.PHONY: all setup build release run test unit interop bench format lint clean
+
+all: build
+
+setup:
+	@./scripts/setup.sh
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release --product herald
+
+run: build
+	$(SWIFT) run --skip-build herald $(ARGS)
+
+# Unit and vector tests, then the eth-account interoperability check (set HERALD_SKIP_INTEROP=1
+# to leave out the latter on a machine without PyPI).
+test: unit interop
+
+unit: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+interop: setup
+	$(SWIFT) build --product herald
+	@if [ "$${HERALD_SKIP_INTEROP:-0}" = "1" ]; then \
+	  echo "interop: skipped (HERALD_SKIP_INTEROP=1): eth-account compatibility NOT checked"; \
+	else \
+	  ./scripts/interop/run.sh "$$($(SWIFT) build --show-bin-path)/herald"; \
+	fi
+
+bench: release
+	"$$($(SWIFT) build -c release --show-bin-path)/herald" bench crypto
+
+format:
+	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift
+
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build
