@@ -27,7 +27,7 @@ import Testing
         defer { cli.cleanUp() }
         #expect(try cli.run(["wallet", "create", "--light", "--name", "alpha"]).status == 0)
         let folder = cli.home.appendingPathComponent("keystore")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
         #expect(files.count == 1)
         let file = try #require(files.first)
         #expect(file.hasPrefix("UTC--") && file.count == "UTC--2026-11-22T01-18-51.399659395Z--".count + 40)
@@ -102,9 +102,11 @@ import Testing
             to: vectorFile, atomically: true, encoding: .utf8)
         #expect(try other.run(["wallet", "import", "--keystore", vectorFile.path, "--name", "c"]).status == 65)
         try vector.write(to: vectorFile, atomically: true, encoding: .utf8)
-        var wrong = other
-        wrong.environment["HERALD_PASSPHRASE"] = "nope"
-        #expect(try wrong.run(["wallet", "import", "--keystore", vectorFile.path, "--name", "d"]).status == 2)
+        let wrong = try CLIRunner(passphrase: "nope")
+        defer { wrong.cleanUp() }
+        let refused = try wrong.run(["wallet", "import", "--keystore", vectorFile.path])
+        #expect(refused.status == 2)
+        #expect(try wrong.run(["wallet", "list", "--json"]).stdout == "[]\n")
     }
 
     @Test func aBadPrivateKeyFileIsBadInput() throws {
@@ -158,5 +160,36 @@ import Testing
         #expect(try cli.run(["wallet", "import"]).status == 64)
         #expect(try cli.run(["wallet", "frobnicate"]).status == 64)
         #expect(try cli.run(["wallet", "address"]).status == 64)
+    }
+
+    @Test func globalOptionsWorkBeforeBetweenAndAfterCommandWords() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        var elsewhere = cli
+        elsewhere.environment.removeValue(forKey: "HERALD_HOME")
+        let home = cli.home.path
+        #expect(try elsewhere.run(["--home", home, "wallet", "create", "--light"]).status == 0)
+        for arguments in [
+            ["--home", home, "--json", "wallet", "list"], ["wallet", "--home", home, "--json", "list"],
+            ["wallet", "list", "--home", home, "--json"], ["--json", "wallet", "--home=\(home)", "list"],
+        ] {
+            let listed = try elsewhere.run(arguments)
+            #expect(listed.status == 0, "\(arguments): \(listed.stderr)")
+            #expect(listed.stdout.hasPrefix("[{"), "\(arguments)")
+        }
+    }
+
+    @Test func anExportReimportsUnderItsOwnName() throws {
+        let source = try CLIRunner()
+        defer { source.cleanUp() }
+        #expect(try source.run(["wallet", "create", "--light", "--name", "trading"]).status == 0)
+        let exported = source.home.appendingPathComponent("trading.json")
+        try source.run(["wallet", "export", "trading"]).stdout.write(to: exported, atomically: true, encoding: .utf8)
+        let target = try CLIRunner()
+        defer { target.cleanUp() }
+        let imported = try target.run(["wallet", "import", "--keystore", exported.path, "--light"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("trading"))
+        #expect(try target.run(["wallet", "import", "--keystore", exported.path, "--name", "again"]).status == 64)
     }
 }

@@ -3,7 +3,7 @@ import CryptoExtras
 import Foundation
 
 /// `CryptoJS.AES.encrypt(text, passphrase).toString()` and its inverse (PROTOCOL §5.2): how type-2
-/// fields are encrypted with the per-recipient secret.
+/// fields are encrypted with the message's secret (itself ECIES-encrypted to each recipient).
 ///
 /// Output: `Base64("Salted__" ‖ salt(8) ‖ AES-256-CBC-PKCS7(text))`, key and IV from OpenSSL's
 /// EVP_BytesToKey with MD5 and one iteration.

@@ -37,13 +37,21 @@ public enum AtomicFile {
             unlink(temporary)
             throw ioError("cannot flush \(temporary)")
         }
-        if !replace, access(path, F_OK) == 0 {
+        if replace {
+            guard rename(temporary, path) == 0 else {
+                unlink(temporary)
+                throw ioError("cannot rename into \(path)")
+            }
+        } else {
+            // link(2) fails with EEXIST atomically, where a check before rename(2) would race.
+            let linked = link(temporary, path)
+            let linkError = errno
             unlink(temporary)
-            throw HeraldError(.ioFailure, "\(path) already exists")
-        }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw ioError("cannot rename into \(path)")
+            guard linked == 0 else {
+                if linkError == EEXIST { throw HeraldError(.ioFailure, "\(path) already exists") }
+                errno = linkError
+                throw ioError("cannot link into \(path)")
+            }
         }
         syncFolder(folder)
     }
@@ -64,6 +72,20 @@ public enum AtomicFile {
             }
         }
         guard chmod(path, mode_t(permissions)) == 0 else { throw ioError("cannot set permissions on \(path)") }
+    }
+
+    /// Runs `body` holding an exclusive flock(2) on `lockPath`, so that two processes changing the
+    /// same folder (two `herald wallet create` at once) take turns.
+    public static func withExclusiveLock<T>(
+        _ lockPath: String, _ body: () throws(HeraldError) -> T
+    ) throws(HeraldError) -> T {
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(0o600))
+        guard fd >= 0 else { throw ioError("cannot open lock \(lockPath)") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw ioError("cannot lock \(lockPath)") }
+        }
+        return try body()
     }
 
     static func parentFolder(of path: String) -> String {

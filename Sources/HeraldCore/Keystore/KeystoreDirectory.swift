@@ -76,17 +76,19 @@ public struct KeystoreDirectory: Sendable {
                 .invalidWalletName, "a wallet name is 1-64 letters, digits, '.', '_' or '-', starting with a letter")
         }
         guard let address = keystore.address else { throw HeraldError(.malformedKeystore, "keystore has no address") }
-        let existing = try wallets()
-        if existing.contains(where: { $0.name == name }) {
-            throw HeraldError(.walletExists, "a wallet named \(name) already exists")
-        }
-        if let same = existing.first(where: { $0.address == address }) {
-            throw HeraldError(.walletExists, "wallet \(same.name) already holds \(address)")
-        }
         try AtomicFile.makeFolder(path)
-        let filePath = path + "/" + Self.gethFileName(address: address, date: now)
-        try AtomicFile.write(Array(keystore.jsonText.utf8), to: filePath)
-        return Entry(name: name, address: address, path: filePath, keystore: keystore)
+        return try AtomicFile.withExclusiveLock(path + "/.lock") { () throws(HeraldError) -> Entry in
+            let existing = try wallets()
+            if existing.contains(where: { $0.name == name }) {
+                throw HeraldError(.walletExists, "a wallet named \(name) already exists")
+            }
+            if let same = existing.first(where: { $0.address == address }) {
+                throw HeraldError(.walletExists, "wallet \(same.name) already holds \(address)")
+            }
+            let filePath = path + "/" + Self.gethFileName(address: address, date: now)
+            try AtomicFile.write(Array(keystore.jsonText.utf8), to: filePath)
+            return Entry(name: name, address: address, path: filePath, keystore: keystore)
+        }
     }
 
     /// Deletes a wallet's file.

@@ -28,33 +28,33 @@ struct GlobalOptions: ParsableArguments {
     static let valued: Set<String> = ["--home", "--passphrase-file", "--wallet"]
     static let flags: Set<String> = ["--json"]
 
-    /// ArgumentParser only reads a subcommand's options after its name; move global options written
-    /// before the command words (`herald --json wallet list`) to the end, where the leaf command sees them.
+    /// ArgumentParser only reads a subcommand's options after the leaf command's name; move global
+    /// options written before or between the command words (`herald --json wallet list`,
+    /// `herald wallet --home X list`) to the end, where the leaf command's option group reads them.
+    /// Scanning stops at the first other option: from there on ArgumentParser parses as usual.
     static func hoist(_ arguments: [String]) -> [String] {
-        var leading: [String] = []
-        var rest = arguments[...]
-        while let first = rest.first, first.hasPrefix("--") {
-            let name = String(first.split(separator: "=", maxSplits: 1)[0])
-            if flags.contains(first) {
-                leading.append(first)
-                rest = rest.dropFirst()
+        var kept: [String] = []
+        var moved: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let token = arguments[index]
+            let name = String(token.split(separator: "=", maxSplits: 1).first ?? "")
+            if flags.contains(token) {
+                moved.append(token)
             } else if valued.contains(name) {
-                leading.append(first)
-                rest = rest.dropFirst()
-                if !first.contains("="), let value = rest.first {
-                    leading.append(value)
-                    rest = rest.dropFirst()
+                moved.append(token)
+                if !token.contains("="), index + 1 < arguments.count {
+                    index += 1
+                    moved.append(arguments[index])
                 }
-            } else {
+            } else if token.hasPrefix("-") {
                 break
+            } else {
+                kept.append(token)
             }
+            index += 1
         }
-        guard !leading.isEmpty else { return arguments }
-        // Keep anything after a `--` terminator where it was.
-        if let terminator = rest.firstIndex(of: "--") {
-            return Array(rest[..<terminator]) + leading + Array(rest[terminator...])
-        }
-        return Array(rest) + leading
+        return kept + Array(arguments[index...]) + moved
     }
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
@@ -85,7 +85,10 @@ struct GlobalOptions: ParsableArguments {
         case 1:
             return all[0]
         default:
-            throw CLIError(.usage, "\(all.count) wallets exist; name one with --wallet NAME (or HERALD_WALLET)")
+            throw CLIError(
+                .usage,
+                "\(all.count) wallets exist; name one (as an argument where the command takes one, or --wallet NAME, or HERALD_WALLET)"
+            )
         }
     }
 }

@@ -33,13 +33,15 @@ struct WalletImport: AsyncParsableCommand {
 
     func run() async throws {
         let directory = global.keystore
-        let walletName = try name ?? directory.nextDefaultName()
-        try WalletStorage.checkName(walletName, in: directory)
         let source = PassphraseSource(options: global)
         let key: PrivateKey
         let passphrase: String
+        var nameInFile: String?
         if let keystore {
             let parsed = try Keystore(json: Array(try Self.read(keystore)))
+            nameInFile = parsed.name
+            try Self.checkAddressFree(parsed.address, in: directory)
+            if let name { try WalletStorage.checkName(name, in: directory) }
             passphrase = try source.unlock(prompt: "Passphrase of \(keystore): ")
             key = try parsed.decrypt(passphrase: passphrase)
         } else if let privateKeyFile {
@@ -47,14 +49,30 @@ struct WalletImport: AsyncParsableCommand {
             do {
                 key = try PrivateKey(hex: text.trimmingCharacters(in: .whitespacesAndNewlines))
             } catch {
-                throw CLIError(.badInput, "\(privateKeyFile) does not hold a secp256k1 private key (64 hex digits)")
+                throw CLIError(.badInput, "\(privateKeyFile): \(error.reason)")
             }
+            if let name { try WalletStorage.checkName(name, in: directory) }
             passphrase = try source.choose()
         } else {
             throw CLIError(.usage, "give --keystore FILE.json or --private-key-file FILE")
         }
+        // Before the (slow) re-encryption: one wallet per address.
+        try Self.checkAddressFree(key.address, in: directory)
+        let walletName = try name ?? Self.reusableName(nameInFile, in: directory) ?? directory.nextDefaultName()
+        try WalletStorage.checkName(walletName, in: directory)
         let entry = try WalletStorage.store(key, name: walletName, passphrase: passphrase, light: light, in: directory)
         try WalletStorage.report(entry, json: global.json, verb: "imported")
+    }
+
+    /// A Herald export carries its wallet name: keep it when it is valid and free.
+    static func reusableName(_ name: String?, in directory: KeystoreDirectory) throws -> String? {
+        guard let name, KeystoreDirectory.isValidName(name) else { return nil }
+        return try directory.wallets().contains { $0.name == name } ? nil : name
+    }
+
+    static func checkAddressFree(_ address: EthereumAddress?, in directory: KeystoreDirectory) throws {
+        guard let address, let same = try directory.wallets().first(where: { $0.address == address }) else { return }
+        throw CLIError(.usage, "wallet \(same.name) already holds \(address)")
     }
 
     static func read(_ path: String) throws -> Data {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Checks that herald's keystores interoperate with eth-account (Python).
+#
+# Usage: scripts/interop/run.sh [HERALD_BINARY]   (default: .build/debug/herald)
+#
+# Installs eth-account into a throwaway venv (needs PyPI), runs eth_account_interop.py against
+# the binary, and removes the venv on exit. Prints one line per check, then `N passed, M failed`;
+# exits 1 if any check failed.
+set -euo pipefail
+
+binary="${1:-.build/debug/herald}"
+if [[ ! -x "$binary" ]]; then
+    echo "error: $binary is not an executable herald binary (build it, or pass its path)" >&2
+    exit 64
+fi
+binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/herald-interop-venv.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+echo "setting up eth-account in a temporary venv…" >&2
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install -q --disable-pip-version-check eth-account >&2
+
+"$work/venv/bin/python" "$script_dir/eth_account_interop.py" "$binary"
