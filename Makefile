@@ -4,7 +4,7 @@ SWIFT ?= swift
 # What `make run` runs until the server exists: override with e.g. make run ARGS="wallet create --light".
 ARGS ?= wallet list
 
-.PHONY: all setup build release run test unit interop bench format lint clean
+.PHONY: all setup build release run test unit interop interop-check bench format lint clean
 
 all: build
 
@@ -20,16 +20,21 @@ release: setup
 run: build
 	$(SWIFT) run --skip-build herald $(ARGS)
 
-# Unit and vector tests, then the eth-account interoperability check (set HERALD_SKIP_INTEROP=1
-# to leave out the latter on a machine without PyPI).
-test: unit interop
+# Everything: build, the eth-account interoperability check, then every Swift test (last, so that
+# its summary closes the output). HERALD_SKIP_INTEROP=1 leaves the interop check out on a machine
+# without PyPI.
+test: setup
+	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory interop-check
+	$(SWIFT) test --skip-build
 
 unit: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-interop: setup
-	$(SWIFT) build --product herald
+interop: build interop-check
+
+interop-check:
 	@if [ "$${HERALD_SKIP_INTEROP:-0}" = "1" ]; then \
 	  echo "interop: skipped (HERALD_SKIP_INTEROP=1): eth-account compatibility NOT checked"; \
 	else \
