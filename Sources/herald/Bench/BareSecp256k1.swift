@@ -5,6 +5,14 @@ import CSecp256k1
 enum BareSecp256k1 {
     /// Recovers and serialises the public key of a 65-byte `r ‖ s ‖ v` signature; returns the first
     /// byte of X so the work is used.
+    static func recoverAndSerialize(signature: [UInt8], digest: [UInt8]) -> Int {
+        signature.withUnsafeBufferPointer { signature in
+            digest.withUnsafeBufferPointer { digest in
+                recoverAndSerialize(signature: signature.baseAddress!, digest: digest.baseAddress!)
+            }
+        }
+    }
+
     static func recoverAndSerialize(signature: UnsafePointer<UInt8>, digest: UnsafePointer<UInt8>) -> Int {
         let context: OpaquePointer = herald_secp256k1_context_static()
         var parsed = secp256k1_ecdsa_recoverable_signature()

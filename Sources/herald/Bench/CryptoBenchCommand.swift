@@ -33,74 +33,59 @@ struct CryptoBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let fixtures = try CryptoBenchFixtures()
-        let runner = BenchRunner(secondsPerRound: seconds, rounds: rounds)
-        var results: [BenchRunner.Result] = []
-        func add(_ result: BenchRunner.Result) {
-            results.append(result)
-            if !global.json {
-                let rate = String(format: "%12.0f", result.opsPerSecond)
-                let micros = String(format: "%10.2f", result.microsecondsPerOp)
-                print(result.name.padding(toLength: 44, withPad: " ", startingAt: 0) + rate + " ops/s" + micros + " µs")
-            }
-        }
         if !global.json {
-            print("herald bench crypto: \(rounds) round(s) of \(seconds) s each, median shown, one core")
+            print("herald bench crypto: \(rounds) interleaved round(s) of \(seconds) s each, median shown, one core")
             if Self.isDebugBuild { print("warning: this is a debug build; use `swift build -c release`") }
         }
-        let keccak = runner.measure("keccak256 (65 bytes)") { Int(Keccak256.hash(fixtures.publicKeyBytes)[0]) }
-        add(keccak)
-        let bare = fixtures.signatureBytes.withUnsafeBufferPointer { signature in
-            fixtures.digest.withUnsafeBufferPointer { digest in
-                runner.measure("bare C: secp256k1 recover + serialize") {
-                    BareSecp256k1.recoverAndSerialize(signature: signature.baseAddress!, digest: digest.baseAddress!)
-                }
-            }
-        }
-        add(bare)
-        let recover = try runner.measure("recover + address") {
-            Int(try fixtures.signature.recoverAddress(digest: fixtures.digest).bytes[0])
-        }
-        add(recover)
-        add(
-            runner.measure("EIP-712 DeviceBinding verify (parsed)") {
+        let cases: [BenchRunner.Case] = [
+            .init(name: "keccak256 (65 bytes)") { Int(Keccak256.hash(fixtures.publicKeyBytes)[0]) },
+            .init(name: "bare C: secp256k1 recover + serialize") {
+                BareSecp256k1.recoverAndSerialize(signature: fixtures.signatureBytes, digest: fixtures.digest)
+            },
+            .init(name: "recover + address") {
+                Int(try fixtures.signature.recoverAddress(digest: fixtures.digest).bytes[0])
+            },
+            .init(name: "EIP-712 DeviceBinding verify (parsed)") {
                 fixtures.verifier.verify(fixtures.rawEnvelope, as: DeviceBinding.self, now: fixtures.now).verified
                     == nil ? 0 : 1
-            })
-        add(
-            runner.measure("EIP-712 DeviceBinding verify (from JSON)") {
+            },
+            .init(name: "EIP-712 DeviceBinding verify (from JSON)") {
                 fixtures.verifier.verify(json: fixtures.envelopeJSON, as: DeviceBinding.self, now: fixtures.now)
                     .verified == nil ? 0 : 1
-            })
-        add(
-            try runner.measure("ECIES decrypt (15-byte secret)") {
+            },
+            .init(name: "ECIES decrypt (15-byte secret)") {
                 try ECIES.decrypt(fixtures.eciesBlob, with: fixtures.key).count
-            })
-        add(
-            try runner.measure("CryptoJS AES decrypt (256 bytes)") {
+            },
+            .init(name: "CryptoJS AES decrypt (256 bytes)") {
                 try CryptoJSAES.decrypt(fixtures.cryptoJSBlob, passphrase: fixtures.secret).utf8.count
-            })
-        let unlockRunner = BenchRunner(secondsPerRound: max(seconds, 1), rounds: rounds)
-        add(
-            try unlockRunner.measure("keystore unlock (light scrypt)") {
-                Int(try fixtures.lightKeystore.decrypt(passphrase: "bench").rawBytes[0])
-            })
-
-        let ratio = recover.opsPerSecond / bare.opsPerSecond
+            },
+            .init(
+                name: "keystore unlock (light scrypt)",
+                body: {
+                    Int(try fixtures.lightKeystore.decrypt(passphrase: "bench").rawBytes[0])
+                }, minimumSeconds: 1),
+        ]
+        let results = try BenchRunner(secondsPerRound: seconds, rounds: rounds).measure(cases)
+        let keccak = results[0]
+        let ratio = results[2].opsPerSecond / results[1].opsPerSecond
         let report = Report(
             results: results, recoverRatioToBareC: ratio, recoverTargetMet: ratio >= 0.9,
             keccakTargetMet: keccak.opsPerSecond >= 300_000, debugBuild: Self.isDebugBuild)
         if global.json {
             try Terminal.printJSON(report)
-        } else {
-            print(
-                String(
-                    format: "recover + address / bare C = %.3f (target ≥ 0.90: %@)", ratio,
-                    report.recoverTargetMet ? "met" : "NOT met"))
-            print(
-                String(
-                    format: "keccak256 (65 bytes) = %.0f/s (target ≥ 300,000/s: %@)", keccak.opsPerSecond,
-                    report.keccakTargetMet ? "met" : "NOT met"))
+            return
         }
+        for result in results {
+            let rate = String(format: "%12.0f", result.opsPerSecond)
+            let micros = String(format: "%10.2f", result.microsecondsPerOp)
+            print(result.name.padding(toLength: 44, withPad: " ", startingAt: 0) + rate + " ops/s" + micros + " µs")
+        }
+        let recoverVerdict = report.recoverTargetMet ? "met" : "NOT met"
+        let keccakVerdict = report.keccakTargetMet ? "met" : "NOT met"
+        print(String(format: "recover + address / bare C = %.3f (target ≥ 0.90: %@)", ratio, recoverVerdict))
+        print(
+            String(format: "keccak256 (65 bytes) = %.0f/s (target ≥ 300,000/s: %@)", keccak.opsPerSecond, keccakVerdict)
+        )
     }
 
     static var isDebugBuild: Bool {
