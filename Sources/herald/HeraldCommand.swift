@@ -8,7 +8,9 @@ struct HeraldCommand: AsyncParsableCommand {
         commandName: "herald",
         abstract: "Wallet-bound push notifications: keystores, signed registration, encrypted messages.",
         version: HeraldVersion.current,
-        subcommands: [WalletCommand.self, BenchCommand.self]
+        subcommands: [
+            ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, WalletCommand.self, BenchCommand.self,
+        ]
     )
 
     /// Parses with global options hoisted, runs, and turns every failure into one stderr line and the

@@ -45,6 +45,9 @@ public enum Hex {
         return bytes
     }
 
+    /// The value of one hex digit, or nil.
+    public static func nibbleValue(_ char: UInt8) -> UInt8? { nibble(char) }
+
     static func nibble(_ char: UInt8) -> UInt8? {
         switch char {
         case 0x30...0x39: return char - 0x30

@@ -1,0 +1,78 @@
+public import HeraldCore
+public import Logging
+
+/// Everything `herald serve` can be told (CLI.md, "Server options"), with its defaults.
+public struct ServerConfiguration: Sendable, Equatable {
+    public enum LogFormat: String, Sendable, Equatable {
+        case text, json
+    }
+
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var databasePath = "./herald-data/herald.sqlite"
+    /// nil: `http://<host>:<port>`.
+    public var audience: String?
+    public var chainId = UInt256(1)
+    public var maxValiditySeconds: Int64 = 600
+    public var clockSkewSeconds: Int64 = 60
+    /// Requests per second per client IP on POST routes; 0 turns limiting off.
+    public var rateLimit: Double = 50
+    public var rateBurst = 200
+    /// Proxies whose `X-Forwarded-For` is believed.
+    public var trustedProxies: [CIDR] = []
+    public var bodyLimit = 65_536
+    public var maxBindingsPerWallet = 20
+    public var bindingExpiryDays = 270
+    public var logLevel: Logger.Level = .info
+    public var logFormat: LogFormat = .text
+
+    public init() {}
+
+    /// The audience operations must name: the configured one, or this server's own origin.
+    public var effectiveAudience: String {
+        if let audience { return audience }
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "http://\(hostPart):\(port)"
+    }
+
+    /// The verifier for this configuration.
+    public var verifier: OperationVerifier {
+        OperationVerifier(
+            audience: effectiveAudience, chainId: chainId, maxValiditySeconds: maxValiditySeconds,
+            clockSkewSeconds: clockSkewSeconds)
+    }
+}
+
+/// An IPv4 or IPv6 network in CIDR notation (`10.0.0.0/8`, `::1/128`); a bare address is a /32 or /128.
+public struct CIDR: Sendable, Equatable, CustomStringConvertible {
+    public let address: [UInt8]
+    public let prefixLength: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", maxSplits: 1)
+        guard let first = parts.first, let bytes = IPAddress.parse(String(first)) else { return nil }
+        let length: Int
+        if parts.count == 2 {
+            guard let parsed = Int(parts[1]), (0...(bytes.count * 8)).contains(parsed) else { return nil }
+            length = parsed
+        } else {
+            length = bytes.count * 8
+        }
+        address = bytes
+        prefixLength = length
+    }
+
+    public func contains(_ candidate: [UInt8]) -> Bool {
+        guard candidate.count == address.count else { return false }
+        var remaining = prefixLength
+        for (a, b) in zip(address, candidate) {
+            if remaining <= 0 { return true }
+            let mask: UInt8 = remaining >= 8 ? 0xff : ~(0xff >> UInt8(remaining))
+            if a & mask != b & mask { return false }
+            remaining -= 8
+        }
+        return true
+    }
+
+    public var description: String { "\(IPAddress.format(address))/\(prefixLength)" }
+}

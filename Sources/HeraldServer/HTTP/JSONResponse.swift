@@ -1,0 +1,17 @@
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+import NIOCore
+
+/// JSON responses written with HeraldCore's writer: member order as given, no Foundation encoder.
+enum JSONResponse {
+    static func make(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        make(bytes: Array(value.jsonText.utf8), status: status)
+    }
+
+    static func make(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,37 @@
+public import HTTPTypes
+
+/// Every route the server answers, in one place: the router is built from it, 405 is told apart
+/// from 404 with it, and a test checks it against `Schemas/openapi.yaml`.
+public enum RouteTable {
+    public struct Route: Sendable, Hashable {
+        public let method: HTTPRequest.Method
+        /// OpenAPI form: `/v1/users/{wallet}/pubkey`.
+        public let path: String
+
+        /// Hummingbird form: `/v1/users/:wallet/pubkey`.
+        var routerPath: String {
+            path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                segment.hasPrefix("{") && segment.hasSuffix("}")
+                    ? ":" + segment.dropFirst().dropLast() : String(segment)
+            }.joined(separator: "/")
+        }
+    }
+
+    public static let info = Route(method: .get, path: "/v1/info")
+    public static let devices = Route(method: .post, path: "/v1/devices")
+    public static let publicKey = Route(method: .get, path: "/v1/users/{wallet}/pubkey")
+    public static let health = Route(method: .get, path: "/healthz")
+    public static let metrics = Route(method: .get, path: "/metrics")
+
+    public static let all: [Route] = [info, devices, publicKey, health, metrics]
+
+    /// Whether some route has this path (with any method), for 405 versus 404.
+    static func knowsPath(_ requestPath: String) -> Bool {
+        let segments = requestPath.split(separator: "/", omittingEmptySubsequences: false)
+        return all.contains { route in
+            let pattern = route.path.split(separator: "/", omittingEmptySubsequences: false)
+            return pattern.count == segments.count
+                && zip(pattern, segments).allSatisfy { $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+public import Hummingbird
+import Logging
+import NIOCore
+public import ServiceLifecycle
+
+/// Builds Herald's router, application and service group from a ``ServerState``.
+public enum HeraldServerApp {
+    /// The router: middleware (outermost first) then every route of ``RouteTable``.
+    public static func makeRouter(_ state: ServerState) -> Router<HeraldRequestContext> {
+        let router = Router(context: HeraldRequestContext.self)
+        router.add(middleware: ObservabilityMiddleware(metrics: state.metrics))
+        router.add(middleware: ErrorMiddleware())
+        router.add(
+            middleware: RateLimitMiddleware(
+                limiter: RateLimiter(rate: state.configuration.rateLimit, burst: state.configuration.rateBurst),
+                trustedProxies: state.configuration.trustedProxies))
+        InfoRoutes.register(on: router, state: state)
+        DeviceRoutes.register(on: router, state: state)
+        return router
+    }
+
+    /// The HTTP application. `onListening` receives the bound port (useful with port 0).
+    public static func makeApplication(
+        _ state: ServerState, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: makeRouter(state),
+            configuration: .init(
+                address: .hostname(state.configuration.host, port: state.configuration.port), serverName: "herald"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? state.configuration.port) },
+            logger: state.logger)
+    }
+
+    /// Everything `herald serve` runs: the store's lifetime, the HTTP server and the pruning
+    /// service. On SIGTERM or SIGINT they stop in reverse order: pruning, then the server drains its
+    /// in-flight requests, then the store closes cleanly.
+    public static func makeServiceGroup(
+        _ state: ServerState, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> ServiceGroup {
+        ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: StoreLifetimeService(state: state)),
+                    .init(service: makeApplication(state, onListening: onListening)),
+                    .init(service: PruningService(state: state)),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: state.logger))
+    }
+}

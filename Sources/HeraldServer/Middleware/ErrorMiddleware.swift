@@ -1,0 +1,48 @@
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+import Logging
+
+/// Turns every failure into PROTOCOL §3's error body: `APIError` as is, Hummingbird's own errors
+/// (unknown route, wrong method, body too large) into their codes, anything else into a logged
+/// `500 internal` whose message reveals nothing.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = HeraldRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            if error.code == .internal { context.logger.error("internal error: \(error.message)") }
+            return try error.response(from: request, context: context)
+        } catch let error as HTTPError {
+            return try translate(error, request: request).response(from: request, context: context)
+        } catch {
+            context.logger.error("unhandled error: \(String(reflecting: type(of: error))): \(error)")
+            return try APIError(.internal, "internal error").response(from: request, context: context)
+        }
+    }
+
+    private func translate(_ error: HTTPError, request: Request) -> APIError {
+        switch error.status {
+        case .notFound:
+            if RouteTable.knowsPath(request.uri.path) {
+                return APIError(.methodNotAllowed, "\(request.method.rawValue) is not allowed on \(request.uri.path)")
+            }
+            return APIError(.notFound, "no such route")
+        case .contentTooLarge:
+            return APIError(.payloadTooLarge, "the request body is too large")
+        case .unsupportedMediaType:
+            return APIError(.unsupportedMediaType, "use Content-Type: application/json")
+        case .methodNotAllowed:
+            return APIError(.methodNotAllowed, "method not allowed")
+        case .tooManyRequests:
+            return APIError(.rateLimited, "too many requests")
+        default:
+            return error.status.code < 500
+                ? APIError(.badRequest, error.body ?? "bad request") : APIError(.internal, "internal error")
+        }
+    }
+}

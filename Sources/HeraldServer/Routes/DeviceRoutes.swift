@@ -1,0 +1,143 @@
+import HTTPTypes
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import NIOCore
+
+/// `POST /v1/devices` (register / unregister) and `GET /v1/users/{wallet}/pubkey`.
+enum DeviceRoutes {
+    static func register(on router: Router<HeraldRequestContext>, state: ServerState) {
+        router.on(RouteTable.devices) { request, context in
+            try await postDevice(request, context: context, state: state)
+        }
+        router.on(RouteTable.publicKey) { _, context in
+            try await getPublicKey(context: context, state: state)
+        }
+    }
+
+    static func postDevice(
+        _ request: Request, context: HeraldRequestContext, state: ServerState
+    ) async throws -> Response {
+        let body = try await RequestBody.readJSON(request, limit: state.configuration.bodyLimit)
+        let now = state.clock()
+        let verified: VerifiedOperation<DeviceBinding>
+        switch state.verifier.verify(json: body.readableBytesView, as: DeviceBinding.self, now: now) {
+        case .valid(let operation):
+            verified = operation
+        case .invalid(let rejection):
+            state.metrics.recordRejection(rejection.code)
+            throw APIError(rejection)
+        }
+        let binding = verified.operation
+        let change = DeviceChange(
+            action: binding.action == .register ? .register : .unregister, wallet: binding.wallet,
+            platform: binding.platform, deviceToken: binding.normalizedDeviceToken, publicKey: verified.publicKey,
+            nonce: binding.nonceValue,
+            nonceRetainedUntil: binding.expiresAt.clampedInt64.addingReportingOverflow(
+                state.configuration.clockSkewSeconds
+            )
+            .partialValue,
+            now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet)
+        let outcome: DeviceChangeOutcome
+        do {
+            outcome = try await state.store.apply(change)
+        } catch {
+            throw APIError(.internal, "storage failed: \(error)")
+        }
+        let status: String
+        switch outcome {
+        case .registered(let created):
+            status = "registered"; state.metrics.recordDeviceChange(created ? "created" : "refreshed")
+        case .unregistered: status = "unregistered"; state.metrics.recordDeviceChange("unregistered")
+        case .absent: status = "absent"; state.metrics.recordDeviceChange("absent")
+        case .replayed:
+            state.metrics.recordRejection(.replayed)
+            throw APIError(.replayed, "this nonce was already used by \(binding.wallet)")
+        case .overLimit:
+            state.metrics.recordRejection(.forbidden)
+            throw APIError(
+                .forbidden, "\(binding.wallet) already has \(state.configuration.maxBindingsPerWallet) device bindings")
+        }
+        context.logger.debug(
+            "device \(status)",
+            metadata: [
+                "wallet": "\(binding.wallet)", "platform": "\(binding.platform.rawValue)",
+                "token": "\(DeviceToken.logPrefix(change.deviceToken))",
+            ])
+        return JSONResponse.make(
+            .object([
+                ("wallet", .string(binding.wallet.checksummed)), ("platform", .string(binding.platform.rawValue)),
+                ("deviceToken", .string(change.deviceToken)), ("status", .string(status)),
+            ]))
+    }
+
+    static func getPublicKey(context: HeraldRequestContext, state: ServerState) async throws -> Response {
+        let raw = context.parameters.get("wallet") ?? ""
+        guard let wallet = try? EthereumAddress(parsing: raw.removingPercentEncoding ?? raw) else {
+            throw APIError(.invalidWallet, "not a wallet address")
+        }
+        let key: PublicKey?
+        do { key = try await state.store.publicKey(of: wallet) } catch {
+            throw APIError(.internal, "storage failed: \(error)")
+        }
+        guard let key else { throw APIError(.notFound, "no verified signature from \(wallet) yet") }
+        return JSONResponse.make(.object([("wallet", .string(wallet.checksummed)), ("publicKey", .string(key.hex))]))
+    }
+}
+
+/// Reading a JSON request body within the limits of PROTOCOL §3: size first (a declared length over
+/// the limit is refused before reading; a chunked body stops at the limit), then the media type.
+enum RequestBody {
+    static func readJSON(_ request: Request, limit: Int) async throws -> ByteBuffer {
+        if let declared = request.headers[.contentLength], let length = Int(declared), length > limit {
+            throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
+        }
+        guard isJSON(request.headers[.contentType]) else {
+            throw APIError(.unsupportedMediaType, "Content-Type must be application/json (charset utf-8 or none)")
+        }
+        return body
+    }
+
+    /// `application/json`, optionally with `charset=utf-8`, any case, nothing else.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let parts = contentType.split(separator: ";").map { String($0).trimmed.lowercased() }
+        guard parts.first == "application/json" else { return false }
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { String($0).trimmed }
+            guard pair.count == 2, pair[0] == "charset", pair[1].trimmingQuotes == "utf-8" else { return false }
+        }
+        return true
+    }
+}
+
+extension String {
+    fileprivate var trimmingQuotes: String {
+        hasPrefix("\"") && hasSuffix("\"") && count >= 2 ? String(dropFirst().dropLast()) : self
+    }
+
+    /// Percent-decoding of a path segment (`eip155%3A1%3A0x…`).
+    var removingPercentEncoding: String? {
+        var bytes: [UInt8] = []
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(Hex.nibbleValue),
+                    let low = iterator.next().flatMap(Hex.nibbleValue)
+                else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}

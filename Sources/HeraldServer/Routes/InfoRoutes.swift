@@ -1,0 +1,57 @@
+import HeraldCore
+import Hummingbird
+
+/// `GET /v1/info`, `GET /healthz`, `GET /metrics`.
+enum InfoRoutes {
+    static func infoBody(_ state: ServerState) -> [UInt8] {
+        let chainId = JSONValue.number(state.configuration.chainId.description)
+        let json = JSONValue.object([
+            ("name", .string("herald")),
+            ("version", .string(state.version)),
+            ("protocol", .string("1")),
+            ("audience", .string(state.configuration.effectiveAudience)),
+            ("chainId", chainId),
+            (
+                "domain",
+                .object([
+                    ("name", .string(HeraldDomain.name)), ("version", .string(HeraldDomain.version)),
+                    ("chainId", chainId),
+                ])
+            ),
+            ("platforms", .array(Platform.allCases.map { .string($0.rawValue) })),
+            ("maxValiditySeconds", .number(String(state.configuration.maxValiditySeconds))),
+        ])
+        return Array(json.jsonText.utf8)
+    }
+
+    static func register(on router: Router<HeraldRequestContext>, state: ServerState) {
+        let info = infoBody(state)
+        router.on(RouteTable.info) { _, _ in JSONResponse.make(bytes: info) }
+        router.on(RouteTable.health) { _, context in
+            do {
+                try await state.store.checkHealth()
+                return JSONResponse.make(.object([("status", .string("ok"))]))
+            } catch {
+                context.logger.error("health check failed: storage does not answer: \(error)")
+                return JSONResponse.make(
+                    bytes: APIError(.internal, "storage does not answer").body, status: .serviceUnavailable)
+            }
+        }
+        router.on(RouteTable.metrics) { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: .init(bytes: state.metrics.render())))
+        }
+    }
+}
+
+extension Router<HeraldRequestContext> {
+    /// Adds a handler for a route of ``RouteTable``.
+    @discardableResult
+    func on(
+        _ route: RouteTable.Route,
+        use handler: @escaping @Sendable (Request, HeraldRequestContext) async throws -> Response
+    ) -> Self {
+        on(RouterPath(route.routerPath), method: route.method, use: handler)
+    }
+}

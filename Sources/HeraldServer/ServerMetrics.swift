@@ -1,0 +1,67 @@
+import CoreMetrics
+import Foundation
+import HeraldCore
+public import Prometheus
+
+/// Herald's metrics, through swift-metrics with an explicit Prometheus factory (no global state,
+/// so tests and several servers in one process stay apart). `GET /metrics` renders `registry`.
+public final class ServerMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let bindingsGauge: CoreMetrics.Gauge
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1),
+        ]
+        self.factory = factory
+        bindingsGauge = CoreMetrics.Gauge(label: "herald_bindings", dimensions: [], factory: factory)
+    }
+
+    func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        CoreMetrics.Counter(
+            label: "herald_http_requests_total",
+            dimensions: [("route", route), ("method", method), ("status", String(status))],
+            factory: factory
+        ).increment()
+        CoreMetrics.Timer(
+            label: "herald_http_request_duration_seconds", dimensions: [("route", route)], factory: factory
+        )
+        .recordNanoseconds(duration / .nanoseconds(1))
+    }
+
+    func recordDeviceChange(_ outcome: String) {
+        CoreMetrics.Counter(label: "herald_device_changes_total", dimensions: [("outcome", outcome)], factory: factory)
+            .increment()
+    }
+
+    func recordRejection(_ code: APIErrorCode) {
+        CoreMetrics.Counter(label: "herald_rejections_total", dimensions: [("code", code.rawValue)], factory: factory)
+            .increment()
+    }
+
+    func recordPruned(_ kind: String, count: Int) {
+        CoreMetrics.Counter(label: "herald_pruned_total", dimensions: [("kind", kind)], factory: factory).increment(
+            by: count)
+    }
+
+    func setBindings(_ count: Int) { bindingsGauge.record(count) }
+
+    /// Prometheus text exposition format.
+    public func render() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}
+
+extension Duration {
+    fileprivate static func / (lhs: Duration, rhs: Duration) -> Int64 {
+        let (seconds, attoseconds) = lhs.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

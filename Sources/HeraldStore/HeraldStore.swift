@@ -1,0 +1,110 @@
+public import HeraldCore
+
+/// What the server needs from storage. Small and free of SQLite types, so that a PostgreSQL
+/// implementation for multi-node deployments can sit beside the embedded SQLite one.
+///
+/// Every method that changes state returns only after the change is durable (committed and
+/// synced): an acknowledged write survives a crash.
+public protocol HeraldStore: Sendable {
+    /// Applies a verified device binding change and records its nonce, atomically: both or neither.
+    func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome
+
+    /// The public key recovered from the wallet's verified signatures, if any.
+    func publicKey(of wallet: EthereumAddress) async throws -> PublicKey?
+
+    /// Every binding of a wallet, oldest first.
+    func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord]
+
+    /// Total number of bindings (for metrics and operators).
+    func bindingCount() async throws -> Int
+
+    /// Forgets nonces whose operations can no longer be valid (`expiresAt + skew < now`).
+    func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int
+
+    /// Deletes bindings not refreshed since `cutoff` (Unix seconds).
+    func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int
+
+    /// Throws when storage does not answer (for `GET /healthz`).
+    func checkHealth() async throws
+
+    /// Flushes and closes. Further calls fail.
+    func close() async throws
+}
+
+/// A device binding as stored.
+public struct DeviceBindingRecord: Sendable, Hashable {
+    public let wallet: EthereumAddress
+    public let platform: Platform
+    /// Normalised (APNs tokens lowercased).
+    public let deviceToken: String
+    public let createdAt: Int64
+    public let lastSeen: Int64
+
+    public init(wallet: EthereumAddress, platform: Platform, deviceToken: String, createdAt: Int64, lastSeen: Int64) {
+        self.wallet = wallet
+        self.platform = platform
+        self.deviceToken = deviceToken
+        self.createdAt = createdAt
+        self.lastSeen = lastSeen
+    }
+}
+
+/// A verified DeviceBinding, ready to apply.
+public struct DeviceChange: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
+        case register
+        case unregister
+    }
+
+    public let action: Action
+    public let wallet: EthereumAddress
+    public let platform: Platform
+    /// Normalised (APNs tokens lowercased).
+    public let deviceToken: String
+    /// The signer's recovered public key, remembered for `GET /v1/users/{wallet}/pubkey`.
+    public let publicKey: PublicKey
+    /// The replay nonce: (wallet, nonce) is accepted once across all operation types.
+    public let nonce: UInt256
+    /// Unix seconds after which the nonce may be forgotten (`expiresAt + skew`).
+    public let nonceRetainedUntil: Int64
+    /// The server clock when the change was verified.
+    public let now: Int64
+    /// A wallet may hold at most this many bindings; a new one past it is refused.
+    public let maxBindingsPerWallet: Int
+
+    public init(
+        action: Action, wallet: EthereumAddress, platform: Platform, deviceToken: String, publicKey: PublicKey,
+        nonce: UInt256, nonceRetainedUntil: Int64, now: Int64, maxBindingsPerWallet: Int
+    ) {
+        self.action = action
+        self.wallet = wallet
+        self.platform = platform
+        self.deviceToken = deviceToken
+        self.publicKey = publicKey
+        self.nonce = nonce
+        self.nonceRetainedUntil = nonceRetainedUntil
+        self.now = now
+        self.maxBindingsPerWallet = maxBindingsPerWallet
+    }
+}
+
+/// What applying a change did.
+public enum DeviceChangeOutcome: Sendable, Hashable {
+    /// The binding exists now; `created` is false when an existing one was refreshed.
+    case registered(created: Bool)
+    /// The binding existed and was removed.
+    case unregistered
+    /// An unregister of a binding that did not exist (the nonce is still spent).
+    case absent
+    /// The (signer, nonce) pair was already used: nothing changed.
+    case replayed
+    /// A new binding would exceed the wallet's limit: nothing changed.
+    case overLimit
+}
+
+/// A storage failure (I/O, corruption, closed store): the server answers 500 `internal`.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}

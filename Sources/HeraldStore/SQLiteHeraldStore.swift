@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+public import HeraldCore
+public import Logging
+
+/// The embedded default store: SQLite in WAL mode through GRDB, `synchronous = FULL` so that a
+/// committed transaction is on disk before its waiters are answered, and group commit so that
+/// concurrent requests share one transaction (and one fsync) instead of queueing for one each.
+public final class SQLiteHeraldStore: HeraldStore {
+    public let path: String
+    private let pool: DatabasePool
+    private let writer: GroupCommitWriter
+    private let logger: Logger
+
+    /// Opens (creating if needed) the database at `path` and runs pending migrations.
+    public init(path: String, logger: Logger = Logger(label: "herald.store")) throws {
+        self.path = path
+        self.logger = logger
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        var configuration = Configuration()
+        configuration.label = "herald"
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss too.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(pool)
+        } catch {
+            throw StoreError("cannot open the database at \(path): \(error)")
+        }
+        writer = GroupCommitWriter(pool: pool)
+    }
+
+    public func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
+        try await writer.submit(change)
+    }
+
+    public func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? {
+        let data = try await pool.read { db in
+            try Data.fetchOne(
+                db, sql: "SELECT public_key FROM wallet_keys WHERE wallet = ?", arguments: [Data(wallet.bytes)])
+        }
+        guard let data else { return nil }
+        do { return try PublicKey(bytes: Array(data)) } catch { throw StoreError("stored public key is damaged") }
+    }
+
+    public func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord] {
+        // Rows are mapped inside the read: they are not Sendable, the records are.
+        try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT platform, device_token, created_at, last_seen FROM bindings
+                    WHERE wallet = ? ORDER BY created_at, platform, device_token
+                    """,
+                arguments: [Data(wallet.bytes)])
+            return try rows.map { row in
+                guard let platform = Platform(rawValue: row["platform"]) else {
+                    throw StoreError("unknown platform in store")
+                }
+                return DeviceBindingRecord(
+                    wallet: wallet, platform: platform, deviceToken: row["device_token"], createdAt: row["created_at"],
+                    lastSeen: row["last_seen"])
+            }
+        }
+    }
+
+    public func bindingCount() async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bindings") ?? 0 }
+    }
+
+    public func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int {
+        try await deleteInChunks(
+            "DELETE FROM nonces WHERE (signer, nonce) IN (SELECT signer, nonce FROM nonces WHERE retained_until < ? LIMIT 5000)",
+            cutoff)
+    }
+
+    public func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int {
+        try await deleteInChunks(
+            """
+            DELETE FROM bindings WHERE (wallet, platform, device_token) IN
+              (SELECT wallet, platform, device_token FROM bindings WHERE last_seen < ? LIMIT 5000)
+            """, cutoff)
+    }
+
+    /// Deletes in short transactions so that pruning never holds the write lock for long.
+    private func deleteInChunks(_ sql: String, _ cutoff: Int64) async throws -> Int {
+        var total = 0
+        while true {
+            let deleted = try await pool.write { db in
+                try db.execute(sql: sql, arguments: [cutoff])
+                return db.changesCount
+            }
+            total += deleted
+            if deleted < 5000 { return total }
+        }
+    }
+
+    public func checkHealth() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    public func close() async throws {
+        try pool.close()
+    }
+}

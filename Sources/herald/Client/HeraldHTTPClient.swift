@@ -1,0 +1,112 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldCore
+import NIOCore
+import NIOHTTP1
+
+/// The CLI's side of PROTOCOL §3: one request, one answer, failures as the exit codes of CLI.md
+/// (3 the server refused, printing its code; 4 unreachable or 5xx).
+struct HeraldHTTPClient {
+    let server: URL
+    var client: HTTPClient = .shared
+    var timeout: TimeAmount = .seconds(15)
+
+    /// `/v1/info` as the client needs it.
+    struct ServerInfo: Sendable {
+        let audience: String
+        let chainId: UInt256
+        let maxValiditySeconds: Int64
+        let version: String
+    }
+
+    init(server: String) throws {
+        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
+            throw CLIError(.usage, "--server must be an http(s) URL such as http://127.0.0.1:8080, not \(server)")
+        }
+        self.server = url
+    }
+
+    func info() async throws -> ServerInfo {
+        let json = try await send(method: .GET, path: "/v1/info", body: nil)
+        guard let audience = json["audience"]?.stringValue, case .number(let chainText)? = json["chainId"],
+            let chainId = UInt256(decimal: chainText), case .number(let windowText)? = json["maxValiditySeconds"],
+            let window = Int64(windowText)
+        else {
+            throw CLIError(
+                .unreachable,
+                "\(server.absoluteString) answered /v1/info without audience, chainId or maxValiditySeconds: not a Herald server?"
+            )
+        }
+        return ServerInfo(
+            audience: audience, chainId: chainId, maxValiditySeconds: window,
+            version: json["version"]?.stringValue ?? "?")
+    }
+
+    /// POSTs JSON and returns the parsed success body.
+    func post(_ path: String, json text: String) async throws -> JSONValue {
+        try await send(method: .POST, path: path, body: Array(text.utf8))
+    }
+
+    func send(
+        method: HTTPMethod, path: String, body: [UInt8]?, headers extra: [(String, String)] = []
+    ) async throws -> JSONValue {
+        let url = server.absoluteString.trimmingTrailingSlashes + path
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "User-Agent", value: "herald/\(HeraldVersion.current)")
+        request.headers.add(name: "Accept", value: "application/json")
+        for (name, value) in extra { request.headers.add(name: name, value: value) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: timeout)
+            bytes = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            throw CLIError(.unreachable, "cannot reach \(server.absoluteString): \(Self.describe(error))")
+        }
+        let parsed = try? JSONParser.parse(bytes.readableBytesView)
+        switch response.status.code {
+        case 200..<300:
+            guard let parsed else {
+                throw CLIError(.unreachable, "\(url) answered \(response.status.code) without JSON")
+            }
+            return parsed
+        case 500...:
+            throw CLIError(
+                .unreachable, "\(server.absoluteString) failed: HTTP \(response.status.code) \(Self.errorText(parsed))")
+        default:
+            if let code = parsed?["error"]?["code"]?.stringValue {
+                throw CLIError(.refused, "\(code): \(parsed?["error"]?["message"]?.stringValue ?? "")")
+            }
+            throw CLIError(.refused, "HTTP \(response.status.code) from \(url)")
+        }
+    }
+
+    private static func errorText(_ json: JSONValue?) -> String {
+        guard let error = json?["error"] else { return "" }
+        return "(\(error["code"]?.stringValue ?? "?"): \(error["message"]?.stringValue ?? ""))"
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("connectTimeout") { return "connection timed out" }
+        if text.contains("Connection refused") || text.contains("connectionRefused") { return "connection refused" }
+        if text.contains("deadlineExceeded") { return "no answer in time" }
+        return text
+    }
+}
+
+extension String {
+    var trimmingTrailingSlashes: String {
+        var text = self
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}

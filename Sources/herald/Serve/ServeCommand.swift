@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import HeraldServer
+import HeraldStore
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the verifier server (embedded SQLite by default).",
+        discussion: """
+            Precedence: flag, then HERALD_* environment variable, then --config FILE (TOML or JSON), then the \
+            default. With no configuration at all it listens on 127.0.0.1:8080 with ./herald-data/herald.sqlite.
+            """
+    )
+
+    @Option(
+        name: .long, help: ArgumentHelp("Config file, TOML or JSON (keys as in the README table).", valueName: "FILE"))
+    var config: String?
+
+    @Option(name: .long, help: "Listen address (HERALD_HOST; default 127.0.0.1).") var host: String?
+    @Option(name: .long, help: "Listen port, 0 for any free one (HERALD_PORT; default 8080).") var port: String?
+    @Option(name: .long, help: "SQLite database file (HERALD_DATABASE; default ./herald-data/herald.sqlite).")
+    var database: String?
+    @Option(name: .long, help: "Audience operations must name (HERALD_AUDIENCE; default http://<host>:<port>).")
+    var audience: String?
+    @Option(name: .customLong("chain-id"), help: "EIP-712 chain id (HERALD_CHAIN_ID; default 1).") var chainId: String?
+    @Option(
+        name: .customLong("max-validity"),
+        help: "Longest expiresAt - issuedAt in seconds (HERALD_MAX_VALIDITY; default 600).")
+    var maxValidity: String?
+    @Option(
+        name: .customLong("clock-skew"), help: "Tolerated client clock skew in seconds (HERALD_CLOCK_SKEW; default 60)."
+    )
+    var clockSkew: String?
+    @Option(
+        name: .customLong("rate-limit"), help: "POST requests/s per client IP, 0 = off (HERALD_RATE_LIMIT; default 50)."
+    )
+    var rateLimit: String?
+    @Option(name: .customLong("rate-burst"), help: "Token bucket size (HERALD_RATE_BURST; default 200).") var rateBurst:
+        String?
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "CIDRs whose X-Forwarded-For is believed, comma-separated (HERALD_TRUSTED_PROXY).")
+    var trustedProxy: String?
+    @Option(name: .customLong("body-limit"), help: "Request body limit in bytes (HERALD_BODY_LIMIT; default 65536).")
+    var bodyLimit: String?
+    @Option(name: .customLong("max-bindings"), help: "Bindings per wallet (HERALD_MAX_BINDINGS; default 20).")
+    var maxBindings: String?
+    @Option(
+        name: .customLong("binding-expiry-days"),
+        help: "Prune bindings not refreshed for this long (HERALD_BINDING_EXPIRY_DAYS; default 270).")
+    var bindingExpiryDays: String?
+    @Option(name: .customLong("log-level"), help: "trace…critical (HERALD_LOG_LEVEL; default info).") var logLevel:
+        String?
+    @Option(name: .customLong("log-format"), help: "text or json (HERALD_LOG_FORMAT; default text).") var logFormat:
+        String?
+
+    var flags: [String: String] {
+        let given: [(String, String?)] = [
+            ("host", host), ("port", port), ("database", database), ("audience", audience), ("chain-id", chainId),
+            ("max-validity", maxValidity), ("clock-skew", clockSkew), ("rate-limit", rateLimit),
+            ("rate-burst", rateBurst),
+            ("trusted-proxy", trustedProxy), ("body-limit", bodyLimit), ("max-bindings", maxBindings),
+            ("binding-expiry-days", bindingExpiryDays), ("log-level", logLevel), ("log-format", logFormat),
+        ]
+        return Dictionary(uniqueKeysWithValues: given.compactMap { name, value in value.map { (name, $0) } })
+    }
+
+    func run() async throws {
+        let configuration = try loadConfiguration()
+        let logger = Self.bootstrapLogging(configuration)
+        let store: SQLiteHeraldStore
+        do {
+            store = try SQLiteHeraldStore(path: configuration.databasePath, logger: logger)
+        } catch {
+            throw CLIError(.unexpected, "\(error)")
+        }
+        let state = ServerState(
+            configuration: configuration, store: store, logger: logger, version: HeraldVersion.current)
+        let group = HeraldServerApp.makeServiceGroup(state) { port in
+            // One line on stdout that scripts (and tests, with --port 0) can read.
+            let line =
+                "herald listening on http://\(configuration.host):\(port) audience=\(configuration.effectiveAudience) "
+                + "chainId=\(configuration.chainId) database=\(configuration.databasePath)\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+        do {
+            try await group.run()
+        } catch {
+            throw CLIError(.unexpected, "server stopped: \(error)")
+        }
+    }
+
+    func loadConfiguration() throws -> ServerConfiguration {
+        var file: [String: String] = [:]
+        if let config {
+            guard let data = FileManager.default.contents(atPath: config) else {
+                throw CLIError(.usage, "cannot read config file \(config)")
+            }
+            do {
+                file = try ConfigurationLoader.parseFile(String(decoding: data, as: UTF8.self))
+            } catch {
+                throw CLIError(.usage, "\(config): \(error.description)")
+            }
+        }
+        do {
+            return try ConfigurationLoader.load(
+                flags: flags, environment: ProcessInfo.processInfo.environment, file: file)
+        } catch {
+            throw CLIError(.usage, error.description)
+        }
+    }
+
+    static func bootstrapLogging(_ configuration: ServerConfiguration) -> Logger {
+        let level = configuration.logLevel
+        switch configuration.logFormat {
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case .json:
+            LoggingSystem.bootstrap { label in
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        }
+        return Logger(label: "herald")
+    }
+}
