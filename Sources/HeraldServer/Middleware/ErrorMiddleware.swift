@@ -15,7 +15,6 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as APIError {
-            if error.code == .internal { context.logger.error("internal error: \(error.message)") }
             return try error.response(from: request, context: context)
         } catch let error as HTTPError {
             return try translate(error, request: request).response(from: request, context: context)

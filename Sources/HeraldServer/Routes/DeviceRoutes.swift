@@ -42,7 +42,8 @@ enum DeviceRoutes {
         do {
             outcome = try await state.store.apply(change)
         } catch {
-            throw APIError(.internal, "storage failed: \(error)")
+            context.logger.error("storing a device change failed: \(error)")
+            throw APIError(.internal, "storage is unavailable; nothing was changed")
         }
         let status: String
         switch outcome {
@@ -77,8 +78,11 @@ enum DeviceRoutes {
             throw APIError(.invalidWallet, "not a wallet address")
         }
         let key: PublicKey?
-        do { key = try await state.store.publicKey(of: wallet) } catch {
-            throw APIError(.internal, "storage failed: \(error)")
+        do {
+            key = try await state.store.publicKey(of: wallet)
+        } catch {
+            context.logger.error("reading a public key failed: \(error)")
+            throw APIError(.internal, "storage is unavailable")
         }
         guard let key else { throw APIError(.notFound, "no verified signature from \(wallet) yet") }
         return JSONResponse.make(.object([("wallet", .string(wallet.checksummed)), ("publicKey", .string(key.hex))]))

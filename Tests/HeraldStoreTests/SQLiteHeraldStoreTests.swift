@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+import HeraldCore
+import Testing
+
+@testable import HeraldStore
+
+/// A fresh database file per test, removed afterwards.
+struct TemporaryStore {
+    let folder: String
+    let path: String
+    let store: SQLiteHeraldStore
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "herald-store-\(UUID().uuidString)"
+        path = folder + "/db/herald.sqlite"
+        store = try SQLiteHeraldStore(path: path)
+    }
+
+    func cleanUp() async {
+        try? await store.close()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
+
+enum Fixtures {
+    static let key = try! PrivateKey(hex: "0x107be946709e41b7895eea9f2dacf998a0a9124acbb786f0fd1a826101581a07")
+
+    static func change(
+        _ action: DeviceChange.Action = .register, key: PrivateKey = key, token: String = String(repeating: "ab", count: 32),
+        platform: Platform = .ios, nonce: UInt64, now: Int64 = 1_000, retainedUntil: Int64 = 2_000, max: Int = 20
+    ) -> DeviceChange {
+        DeviceChange(
+            action: action, wallet: key.address, platform: platform, deviceToken: token, publicKey: key.publicKey,
+            nonce: UInt256(nonce), nonceRetainedUntil: retainedUntil, now: now, maxBindingsPerWallet: max)
+    }
+
+    static func token(_ index: Int) -> String { String(format: "%064x", index) }
+}
+
+@Suite struct SQLiteHeraldStoreTests {
+    @Test func registerRefreshUnregisterAndAbsent() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        let store = temp.store
+        #expect(try await store.apply(Fixtures.change(nonce: 1, now: 1_000)) == .registered(created: true))
+        #expect(try await store.apply(Fixtures.change(nonce: 2, now: 1_500)) == .registered(created: false))
+        let bindings = try await store.bindings(of: Fixtures.key.address)
+        #expect(bindings.count == 1)
+        #expect(bindings.first?.createdAt == 1_000 && bindings.first?.lastSeen == 1_500)
+        #expect(try await store.apply(Fixtures.change(.unregister, nonce: 3)) == .unregistered)
+        #expect(try await store.apply(Fixtures.change(.unregister, nonce: 4)) == .absent)
+        #expect(try await store.bindingCount() == 0)
+        #expect(try await store.publicKey(of: Fixtures.key.address) == Fixtures.key.publicKey)
+    }
+
+    @Test func aNonceIsSpentOnceAcrossActions() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        #expect(try await temp.store.apply(Fixtures.change(nonce: 7)) == .registered(created: true))
+        #expect(try await temp.store.apply(Fixtures.change(nonce: 7)) == .replayed)
+        #expect(try await temp.store.apply(Fixtures.change(.unregister, nonce: 7)) == .replayed)
+        // The replay changed nothing: the binding is still there.
+        #expect(try await temp.store.bindingCount() == 1)
+        // Another wallet may use the same number.
+        let other = try PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+        #expect(try await temp.store.apply(Fixtures.change(key: other, nonce: 7)) == .registered(created: true))
+    }
+
+    @Test func theBindingLimitRefusesNewTokensButNotRefreshes() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 1, max: 2)) == .registered(created: true))
+        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(2), nonce: 2, max: 2)) == .registered(created: true))
+        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(3), nonce: 3, max: 2)) == .overLimit)
+        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 4, max: 2)) == .registered(created: false))
+        // A refused change spends no nonce: the same operation succeeds once a slot is free.
+        #expect(try await temp.store.apply(Fixtures.change(.unregister, token: Fixtures.token(2), nonce: 5, max: 2)) == .unregistered)
+        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(3), nonce: 3, max: 2)) == .registered(created: true))
+    }
+
+    @Test func concurrentChangesAreGroupCommittedAndEachReplayWinsOnce() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        let store = temp.store
+        let outcomes = try await withThrowingTaskGroup(of: DeviceChangeOutcome.self) { group in
+            for index in 0..<400 {
+                // Every nonce is submitted twice at once: exactly one of each pair may win.
+                for _ in 0..<2 {
+                    group.addTask {
+                        try await store.apply(Fixtures.change(token: Fixtures.token(index), nonce: UInt64(index), max: 1000))
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == .registered(created: true) }.count == 400)
+        #expect(outcomes.filter { $0 == .replayed }.count == 400)
+        #expect(try await store.bindingCount() == 400)
+    }
+
+    @Test func pruningForgetsExpiredNoncesAndStaleBindings() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        _ = try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 1, now: 100, retainedUntil: 500))
+        _ = try await temp.store.apply(Fixtures.change(token: Fixtures.token(2), nonce: 2, now: 900, retainedUntil: 1_500))
+        #expect(try await temp.store.pruneNonces(expiredBefore: 1_000) == 1)
+        // Nonce 1 is forgotten (its operation expired long ago); nonce 2 is still spent.
+        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 2, now: 1_000)) == .replayed)
+        #expect(try await temp.store.pruneBindings(lastSeenBefore: 500) == 1)
+        #expect(try await temp.store.bindings(of: Fixtures.key.address).map(\.deviceToken) == [Fixtures.token(2)])
+    }
+
+    @Test func dataSurvivesReopeningAndTheSchemaFileMatchesTheMigration() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        _ = try await temp.store.apply(Fixtures.change(nonce: 1))
+        try await temp.store.close()
+        let reopened = try SQLiteHeraldStore(path: temp.path)
+        #expect(try await reopened.bindingCount() == 1)
+        #expect(try await reopened.apply(Fixtures.change(nonce: 1)) == .replayed)
+        try await reopened.close()
+
+        let schemaFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Schemas/sql/0001_initial.sql")
+        let text = try String(contentsOf: schemaFile, encoding: .utf8)
+        let withoutHeader = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+        #expect(withoutHeader.trimmingCharacters(in: .whitespacesAndNewlines) == Migrations.initialSQL.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test func theDatabaseRunsInWALWithFullSync() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        let queue = try DatabaseQueue(path: temp.path)
+        let mode = try await queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+    }
+}
