@@ -1,8 +1,9 @@
 # Herald: `make run` and `make test` set up a fresh Debian machine (apt-get), build, and go.
 SHELL := /bin/bash
 SWIFT ?= swift
-# What `make run` runs until the server exists: override with e.g. make run ARGS="wallet create --light".
-ARGS ?= wallet list
+# What `make run` runs: the server on its defaults (127.0.0.1:8080, ./herald-data/herald.sqlite).
+# Override with e.g. make run ARGS="serve --port 9000" or ARGS="wallet list".
+ARGS ?= serve
 
 .PHONY: all setup build release run test unit interop interop-check bench format lint clean
 

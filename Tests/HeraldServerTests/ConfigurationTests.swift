@@ -32,7 +32,8 @@ import Testing
             format = "json"  # for the shipper
             """)
         let configuration = try ConfigurationLoader.load(
-            flags: ["port": "7000"], environment: ["HERALD_PORT": "8000", "HERALD_HOST": "::1", "HERALD_CHAIN_ID": "137"],
+            flags: ["port": "7000"],
+            environment: ["HERALD_PORT": "8000", "HERALD_HOST": "::1", "HERALD_CHAIN_ID": "137"],
             file: file)
         #expect(configuration.port == 7000)
         #expect(configuration.host == "::1")
@@ -45,7 +46,8 @@ import Testing
 
     @Test func jsonFilesUseTheSameKeys() throws {
         let file = try ConfigurationLoader.parseFile(
-            #"{"port": 9100, "audience": "https://push.example.org", "log": {"level": "warning"}, "trustedProxies": ["127.0.0.1"]}"#)
+            #"{"port": 9100, "audience": "https://push.example.org", "log": {"level": "warning"}, "trustedProxies": ["127.0.0.1"]}"#
+        )
         let configuration = try ConfigurationLoader.load(flags: [:], environment: [:], file: file)
         #expect(configuration.port == 9100)
         #expect(configuration.effectiveAudience == "https://push.example.org")
@@ -66,7 +68,9 @@ import Testing
     }
 
     @Test func unknownFileKeysAndBrokenFilesAreErrors() {
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(flags: [:], environment: [:], file: ["prot": "1"]) }
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(flags: [:], environment: [:], file: ["prot": "1"])
+        }
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parseFile("port 8080") }
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parseFile("host = \"unterminated") }
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parseFile("port = 1\nport = 2") }

@@ -17,9 +17,15 @@ import Testing
             #expect(registered.json?["status"]?.stringValue == "registered")
             #expect(registered.json?["wallet"]?.stringValue == F.key.address.checksummed)
             #expect(registered.json?["deviceToken"]?.stringValue == F.iosToken)
-            #expect(try await client.post(try F.signed(F.binding(nonce: 2), scheme: scheme)).json?["status"]?.stringValue == "registered")
-            #expect(try await client.post(try F.signed(F.binding(.unregister, nonce: 3), scheme: scheme)).json?["status"]?.stringValue == "unregistered")
-            #expect(try await client.post(try F.signed(F.binding(.unregister, nonce: 4), scheme: scheme)).json?["status"]?.stringValue == "absent")
+            #expect(
+                try await client.post(try F.signed(F.binding(nonce: 2), scheme: scheme)).json?["status"]?.stringValue
+                    == "registered")
+            #expect(
+                try await client.post(try F.signed(F.binding(.unregister, nonce: 3), scheme: scheme)).json?["status"]?
+                    .stringValue == "unregistered")
+            #expect(
+                try await client.post(try F.signed(F.binding(.unregister, nonce: 4), scheme: scheme)).json?["status"]?
+                    .stringValue == "absent")
         }
     }
 
@@ -53,12 +59,15 @@ import Testing
     static func vectorEnvelope(_ name: String) throws -> String {
         let item = try vectorCase(name)
         guard case .object(let members)? = item["typedData"]?["message"] else { throw VectorError() }
-        let message = JSONValue.object(members.map { member in
-            if member.key == "nonce", case .number(let text) = member.value { return (member.key, .string(text)) }
-            return member
-        })
+        let message = JSONValue.object(
+            members.map { member in
+                if member.key == "nonce", case .number(let text) = member.value { return (member.key, .string(text)) }
+                return member
+            })
         let signature = try vectorSignature(name)
-        return JSONValue.object([("scheme", .string("eip712")), ("message", message), ("signature", .string(signature))]).jsonText
+        return JSONValue.object([
+            ("scheme", .string("eip712")), ("message", message), ("signature", .string(signature)),
+        ]).jsonText
     }
 
     static func vectorSignature(_ name: String) throws -> String {
@@ -70,7 +79,7 @@ import Testing
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("HeraldCoreTests/Vectors/eip712.json")
         guard case .array(let cases)? = try JSONParser.parse(Array(try Data(contentsOf: url)))["cases"],
-              let item = cases.first(where: { $0["name"]?.stringValue == name })
+            let item = cases.first(where: { $0["name"]?.stringValue == name })
         else { throw VectorError() }
         return item
     }
@@ -82,7 +91,10 @@ import Testing
             let address = F.key.address
             #expect(try await client.get("/v1/users/\(address.checksummed)/pubkey").errorCode == "not_found")
             #expect(try await client.post(try F.signed(F.binding())).status == .ok)
-            for form in [address.checksummed, address.lowercased, "eip155:1:\(address.lowercased)", "eip155%3A137%3A\(address.lowercased)"] {
+            for form in [
+                address.checksummed, address.lowercased, "eip155:1:\(address.lowercased)",
+                "eip155%3A137%3A\(address.lowercased)",
+            ] {
                 let response = try await client.get("/v1/users/\(form)/pubkey")
                 #expect(response.status == .ok, "\(form)")
                 #expect(response.json?["publicKey"]?.stringValue == F.key.publicKey.hex)

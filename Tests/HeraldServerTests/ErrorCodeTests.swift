@@ -11,7 +11,8 @@ import Testing
 @Suite struct ErrorCodeTests {
     typealias F = ServerFixture
 
-    func expectError(_ response: TestResponse, _ code: APIErrorCode, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectError(_ response: TestResponse, _ code: APIErrorCode, sourceLocation: SourceLocation = #_sourceLocation)
+    {
         #expect(response.errorCode == code.rawValue, "\(response.text)", sourceLocation: sourceLocation)
         #expect(response.status == code.httpStatus, sourceLocation: sourceLocation)
         #expect(response.headers[.contentType]?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
@@ -23,36 +24,67 @@ import Testing
             let good = try F.signed(F.binding())
             expectError(try await client.post("{"), .badRequest)
             expectError(try await client.post("[]"), .badRequest)
-            expectError(try await client.post(good.replacingOccurrences(of: #""nonce":"42""#, with: #""nonce":42"#)), .badRequest)
-            expectError(try await client.post(good.replacingOccurrences(of: #""nonce":"42""#, with: #""nonce":"042""#)), .badRequest)
-            expectError(try await client.post(good.replacingOccurrences(of: #""nonce":"42""#, with: #""nonce":"42","extra":"1""#)), .badRequest)
+            expectError(
+                try await client.post(good.replacingOccurrences(of: #""nonce":"42""#, with: #""nonce":42"#)),
+                .badRequest)
+            expectError(
+                try await client.post(good.replacingOccurrences(of: #""nonce":"42""#, with: #""nonce":"042""#)),
+                .badRequest)
+            expectError(
+                try await client.post(
+                    good.replacingOccurrences(of: #""nonce":"42""#, with: #""nonce":"42","extra":"1""#)), .badRequest)
             expectError(try await client.post(good.replacingOccurrences(of: #""nonce":"42","#, with: "")), .badRequest)
-            expectError(try await client.post(good.replacingOccurrences(of: #""register""#, with: #""bind""#)), .badRequest)
-            expectError(try await client.post(good.replacingOccurrences(of: #""signature":"0x"#, with: #""signature":0,"x":"0x"#)), .badRequest)
-            expectError(try await client.post(good.replacingOccurrences(of: #""eip712""#, with: #""eip999""#)), .badRequest)
+            expectError(
+                try await client.post(good.replacingOccurrences(of: #""register""#, with: #""bind""#)), .badRequest)
+            expectError(
+                try await client.post(
+                    good.replacingOccurrences(of: #""signature":"0x"#, with: #""signature":0,"x":"0x"#)), .badRequest)
+            expectError(
+                try await client.post(good.replacingOccurrences(of: #""eip712""#, with: #""eip999""#)), .badRequest)
             let wallet = F.key.address.checksummed
-            expectError(try await client.post(good.replacingOccurrences(of: wallet, with: "0x" + wallet.dropFirst(2).reversed())), .invalidWallet)
-            expectError(try await client.post(good.replacingOccurrences(of: #""ios""#, with: #""windows""#)), .invalidPlatform)
-            expectError(try await client.post(good.replacingOccurrences(of: F.iosToken, with: "xyz")), .invalidDeviceToken)
-            expectError(try await client.post(try F.signed(F.binding(audience: "https://elsewhere.example"))), .wrongAudience)
+            expectError(
+                try await client.post(
+                    good.replacingOccurrences(of: wallet, with: "0x" + wallet.dropFirst(2).reversed())), .invalidWallet)
+            expectError(
+                try await client.post(good.replacingOccurrences(of: #""ios""#, with: #""windows""#)), .invalidPlatform)
+            expectError(
+                try await client.post(good.replacingOccurrences(of: F.iosToken, with: "xyz")), .invalidDeviceToken)
+            expectError(
+                try await client.post(try F.signed(F.binding(audience: "https://elsewhere.example"))), .wrongAudience)
         }
     }
 
     @Test func timeRulesOfStepTwo() async throws {
         try await F().test { client in
             expectError(try await client.post(try F.signed(F.binding(issuedAt: F.now, expiresAt: F.now))), .badRequest)
-            expectError(try await client.post(try F.signed(F.binding(nonce: 1, issuedAt: F.now + 61, expiresAt: F.now + 300))), .notYetValid)
-            #expect(try await client.post(try F.signed(F.binding(nonce: 2, issuedAt: F.now + 60, expiresAt: F.now + 300))).status == .ok)
-            expectError(try await client.post(try F.signed(F.binding(nonce: 3, issuedAt: F.now - 500, expiresAt: F.now))), .expired)
-            expectError(try await client.post(try F.signed(F.binding(nonce: 4, issuedAt: F.now - 10, expiresAt: F.now + 591))), .validityTooLong)
-            #expect(try await client.post(try F.signed(F.binding(nonce: 5, issuedAt: F.now - 10, expiresAt: F.now + 590))).status == .ok)
+            expectError(
+                try await client.post(try F.signed(F.binding(nonce: 1, issuedAt: F.now + 61, expiresAt: F.now + 300))),
+                .notYetValid)
+            #expect(
+                try await client.post(try F.signed(F.binding(nonce: 2, issuedAt: F.now + 60, expiresAt: F.now + 300)))
+                    .status == .ok)
+            expectError(
+                try await client.post(try F.signed(F.binding(nonce: 3, issuedAt: F.now - 500, expiresAt: F.now))),
+                .expired)
+            expectError(
+                try await client.post(try F.signed(F.binding(nonce: 4, issuedAt: F.now - 10, expiresAt: F.now + 591))),
+                .validityTooLong)
+            #expect(
+                try await client.post(try F.signed(F.binding(nonce: 5, issuedAt: F.now - 10, expiresAt: F.now + 590)))
+                    .status == .ok)
         }
     }
 
     @Test func theValidityWindowAndSkewAreConfigurable() async throws {
-        try await F(configure: { $0.maxValiditySeconds = 60; $0.clockSkewSeconds = 0 }).test { client in
-            expectError(try await client.post(try F.signed(F.binding(issuedAt: F.now - 10, expiresAt: F.now + 51))), .validityTooLong)
-            expectError(try await client.post(try F.signed(F.binding(issuedAt: F.now + 1, expiresAt: F.now + 30))), .notYetValid)
+        try await F(configure: {
+            $0.maxValiditySeconds = 60; $0.clockSkewSeconds = 0
+        }).test { client in
+            expectError(
+                try await client.post(try F.signed(F.binding(issuedAt: F.now - 10, expiresAt: F.now + 51))),
+                .validityTooLong)
+            expectError(
+                try await client.post(try F.signed(F.binding(issuedAt: F.now + 1, expiresAt: F.now + 30))), .notYetValid
+            )
         }
     }
 
@@ -60,14 +92,17 @@ import Testing
         try await F().test { client in
             let good = try F.signed(F.binding())
             let signature = try #require(JSONParser.parse(good)["signature"]?.stringValue)
-            for bad in ["0x", "0x" + String(repeating: "0", count: 130), String(signature.dropLast(2)) + "1d", "not hex"] {
+            for bad in [
+                "0x", "0x" + String(repeating: "0", count: 130), String(signature.dropLast(2)) + "1d", "not hex",
+            ] {
                 expectError(try await client.post(good.replacingOccurrences(of: signature, with: bad)), .badSignature)
             }
             let highS = Self.highS(signature)
             expectError(try await client.post(good.replacingOccurrences(of: signature, with: highS)), .badSignature)
             expectError(try await client.post(try F.signed(F.binding(), by: F.other)), .signatureMismatch)
             expectError(try await client.post(try F.signed(F.binding(), chainId: 5)), .signatureMismatch)
-            expectError(try await client.post(try F.signed(F.binding(), scheme: .eip191, chainId: 137)), .signatureMismatch)
+            expectError(
+                try await client.post(try F.signed(F.binding(), scheme: .eip191, chainId: 137)), .signatureMismatch)
         }
     }
 
@@ -79,7 +114,8 @@ import Testing
             // Same nonce, other action and scheme, issuedAt written as a JSON integer: still spent.
             let unregister = try F.signed(F.binding(.unregister, nonce: 9), scheme: .eip191)
             let issued = String(F.now - 100)
-            let respelled = unregister.replacingOccurrences(of: #""issuedAt":"\#(issued)""#, with: #""issuedAt":\#(issued)"#)
+            let respelled = unregister.replacingOccurrences(
+                of: #""issuedAt":"\#(issued)""#, with: #""issuedAt":\#(issued)"#)
             #expect(respelled != unregister)
             expectError(try await client.post(respelled), .replayed)
         }
@@ -89,10 +125,14 @@ import Testing
         try await F(configure: { $0.maxBindingsPerWallet = 2 }).test { client in
             for index in 1...2 {
                 let token = String(format: "%064x", index)
-                #expect(try await client.post(try F.signed(F.binding(token: token, nonce: UInt64(index)))).status == .ok)
+                #expect(
+                    try await client.post(try F.signed(F.binding(token: token, nonce: UInt64(index)))).status == .ok)
             }
-            expectError(try await client.post(try F.signed(F.binding(token: String(format: "%064x", 3), nonce: 3))), .forbidden)
-            #expect(try await client.post(try F.signed(F.binding(token: String(format: "%064x", 1), nonce: 4))).status == .ok)
+            expectError(
+                try await client.post(try F.signed(F.binding(token: String(format: "%064x", 3), nonce: 3))), .forbidden)
+            #expect(
+                try await client.post(try F.signed(F.binding(token: String(format: "%064x", 1), nonce: 4))).status
+                    == .ok)
         }
     }
 
@@ -103,7 +143,10 @@ import Testing
             expectError(try await client.get("/v1/devices"), .methodNotAllowed)
             expectError(try await client.execute(uri: "/v1/devices", method: .put), .methodNotAllowed)
             expectError(try await client.post("{}", uri: "/v1/info"), .methodNotAllowed)
-            expectError(try await client.execute(uri: "/v1/users/0x3f243FdacE01Cfd9719f7359c94BA11361f32471/pubkey", method: .delete), .methodNotAllowed)
+            expectError(
+                try await client.execute(
+                    uri: "/v1/users/0x3f243FdacE01Cfd9719f7359c94BA11361f32471/pubkey", method: .delete),
+                .methodNotAllowed)
         }
     }
 
@@ -116,13 +159,16 @@ import Testing
             let good = try F.signed(F.binding())
             expectError(try await client.post(good, contentType: nil), .unsupportedMediaType)
             expectError(try await client.post(good, contentType: "text/plain"), .unsupportedMediaType)
-            expectError(try await client.post(good, contentType: "application/json; charset=latin1"), .unsupportedMediaType)
+            expectError(
+                try await client.post(good, contentType: "application/json; charset=latin1"), .unsupportedMediaType)
             #expect(try await client.post(good, contentType: "Application/JSON; charset=UTF-8").status == .ok)
         }
     }
 
     @Test func rateLimitAnswers429WithRetryAfter() async throws {
-        try await F(configure: { $0.rateLimit = 0.5; $0.rateBurst = 2 }).test { client in
+        try await F(configure: {
+            $0.rateLimit = 0.5; $0.rateBurst = 2
+        }).test { client in
             _ = try await client.post("{}")
             _ = try await client.post("{}")
             let limited = try await client.post("{}")
@@ -149,7 +195,8 @@ import Testing
             .badRequest: 400, .invalidWallet: 400, .invalidPlatform: 400, .invalidDeviceToken: 400, .wrongAudience: 400,
             .validityTooLong: 400, .badSignature: 400, .invalidPayload: 400, .fieldTooLong: 400, .expired: 401,
             .notYetValid: 401, .signatureMismatch: 401, .unauthorized: 401, .forbidden: 403, .notFound: 404,
-            .methodNotAllowed: 405, .replayed: 409, .payloadTooLarge: 413, .unsupportedMediaType: 415, .rateLimited: 429,
+            .methodNotAllowed: 405, .replayed: 409, .payloadTooLarge: 413, .unsupportedMediaType: 415,
+            .rateLimited: 429,
             .internal: 500,
         ]
         #expect(Set(expected.keys) == Set(APIErrorCode.allCases))

@@ -8,7 +8,9 @@ import Testing
     typealias F = ServerFixture
 
     @Test func infoDescribesTheServersIdentity() async throws {
-        try await F(configure: { $0.chainId = UInt256(137); $0.maxValiditySeconds = 300 }).test { client in
+        try await F(configure: {
+            $0.chainId = UInt256(137); $0.maxValiditySeconds = 300
+        }).test { client in
             let response = try await client.get("/v1/info")
             #expect(response.status == .ok)
             let json = try #require(response.json)
@@ -16,7 +18,9 @@ import Testing
             #expect(json["protocol"] == .string("1"))
             #expect(json["audience"] == .string(F.audience))
             #expect(json["chainId"] == .number("137"))
-            #expect(json["domain"] == .object([("name", .string("Herald")), ("version", .string("1")), ("chainId", .number("137"))]))
+            #expect(
+                json["domain"]
+                    == .object([("name", .string("Herald")), ("version", .string("1")), ("chainId", .number("137"))]))
             #expect(json["platforms"] == .array([.string("ios"), .string("ios-sandbox"), .string("android")]))
             #expect(json["maxValiditySeconds"] == .number("300"))
         }
@@ -32,7 +36,8 @@ import Testing
             #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
             #expect(metrics.text.contains(#"herald_device_changes_total{outcome="created"} 1"#))
             #expect(metrics.text.contains(#"herald_rejections_total{code="replayed"} 1"#))
-            #expect(metrics.text.contains(#"herald_http_requests_total{route="/v1/devices",method="POST",status="409"} 1"#))
+            #expect(
+                metrics.text.contains(#"herald_http_requests_total{route="/v1/devices",method="POST",status="409"} 1"#))
         }
     }
 }

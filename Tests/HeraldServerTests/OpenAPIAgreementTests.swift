@@ -37,12 +37,16 @@ import Yams
 
     @Test func everyDocumentedErrorStatusIsOneTheServerUses() {
         let paths = Self.document["paths"] as? [String: Any] ?? [:]
-        let known: Set<String> = ["200", "202", "400", "401", "403", "404", "405", "409", "413", "415", "429", "500", "503"]
+        let known: Set<String> = [
+            "200", "202", "400", "401", "403", "404", "405", "409", "413", "415", "429", "500", "503",
+        ]
         for (path, item) in paths {
             for (method, operation) in item as? [String: Any] ?? [:] {
                 let responses = (operation as? [String: Any])?["responses"] as? [String: Any] ?? [:]
                 #expect(!responses.isEmpty, "\(method) \(path) documents no responses")
-                for status in responses.keys { #expect(known.contains(status), "\(method) \(path) documents \(status)") }
+                for status in responses.keys {
+                    #expect(known.contains(status), "\(method) \(path) documents \(status)")
+                }
             }
         }
     }

@@ -19,7 +19,10 @@ struct ServerFixture {
     let folder: String
     let state: ServerState
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }, store: (any HeraldStore)? = nil, now: Int64 = Self.now) throws {
+    init(
+        configure: (inout ServerConfiguration) -> Void = { _ in }, store: (any HeraldStore)? = nil,
+        now: Int64 = Self.now
+    ) throws {
         folder = NSTemporaryDirectory() + "herald-server-\(UUID().uuidString)"
         var configuration = ServerConfiguration()
         configuration.audience = Self.audience
@@ -39,7 +42,8 @@ struct ServerFixture {
     }
 
     static func binding(
-        _ action: DeviceBinding.Action = .register, key: PrivateKey = key, platform: Platform = .ios, token: String = iosToken,
+        _ action: DeviceBinding.Action = .register, key: PrivateKey = key, platform: Platform = .ios,
+        token: String = iosToken,
         audience: String = audience, nonce: UInt64 = 42, issuedAt: Int64 = now - 100, expiresAt: Int64 = now + 200
     ) -> DeviceBinding {
         DeviceBinding(

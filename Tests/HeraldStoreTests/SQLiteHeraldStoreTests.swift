@@ -27,7 +27,8 @@ enum Fixtures {
     static let key = try! PrivateKey(hex: "0x107be946709e41b7895eea9f2dacf998a0a9124acbb786f0fd1a826101581a07")
 
     static func change(
-        _ action: DeviceChange.Action = .register, key: PrivateKey = key, token: String = String(repeating: "ab", count: 32),
+        _ action: DeviceChange.Action = .register, key: PrivateKey = key,
+        token: String = String(repeating: "ab", count: 32),
         platform: Platform = .ios, nonce: UInt64, now: Int64 = 1_000, retainedUntil: Int64 = 2_000, max: Int = 20
     ) -> DeviceChange {
         DeviceChange(
@@ -70,13 +71,23 @@ enum Fixtures {
     @Test func theBindingLimitRefusesNewTokensButNotRefreshes() async throws {
         let temp = try TemporaryStore()
         defer { Task { await temp.cleanUp() } }
-        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 1, max: 2)) == .registered(created: true))
-        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(2), nonce: 2, max: 2)) == .registered(created: true))
+        #expect(
+            try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 1, max: 2))
+                == .registered(created: true))
+        #expect(
+            try await temp.store.apply(Fixtures.change(token: Fixtures.token(2), nonce: 2, max: 2))
+                == .registered(created: true))
         #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(3), nonce: 3, max: 2)) == .overLimit)
-        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 4, max: 2)) == .registered(created: false))
+        #expect(
+            try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 4, max: 2))
+                == .registered(created: false))
         // A refused change spends no nonce: the same operation succeeds once a slot is free.
-        #expect(try await temp.store.apply(Fixtures.change(.unregister, token: Fixtures.token(2), nonce: 5, max: 2)) == .unregistered)
-        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(3), nonce: 3, max: 2)) == .registered(created: true))
+        #expect(
+            try await temp.store.apply(Fixtures.change(.unregister, token: Fixtures.token(2), nonce: 5, max: 2))
+                == .unregistered)
+        #expect(
+            try await temp.store.apply(Fixtures.change(token: Fixtures.token(3), nonce: 3, max: 2))
+                == .registered(created: true))
     }
 
     @Test func concurrentChangesAreGroupCommittedAndEachReplayWinsOnce() async throws {
@@ -88,7 +99,8 @@ enum Fixtures {
                 // Every nonce is submitted twice at once: exactly one of each pair may win.
                 for _ in 0..<2 {
                     group.addTask {
-                        try await store.apply(Fixtures.change(token: Fixtures.token(index), nonce: UInt64(index), max: 1000))
+                        try await store.apply(
+                            Fixtures.change(token: Fixtures.token(index), nonce: UInt64(index), max: 1000))
                     }
                 }
             }
@@ -102,11 +114,14 @@ enum Fixtures {
     @Test func pruningForgetsExpiredNoncesAndStaleBindings() async throws {
         let temp = try TemporaryStore()
         defer { Task { await temp.cleanUp() } }
-        _ = try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 1, now: 100, retainedUntil: 500))
-        _ = try await temp.store.apply(Fixtures.change(token: Fixtures.token(2), nonce: 2, now: 900, retainedUntil: 1_500))
+        _ = try await temp.store.apply(
+            Fixtures.change(token: Fixtures.token(1), nonce: 1, now: 100, retainedUntil: 500))
+        _ = try await temp.store.apply(
+            Fixtures.change(token: Fixtures.token(2), nonce: 2, now: 900, retainedUntil: 1_500))
         #expect(try await temp.store.pruneNonces(expiredBefore: 1_000) == 1)
         // Nonce 1 is forgotten (its operation expired long ago); nonce 2 is still spent.
-        #expect(try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 2, now: 1_000)) == .replayed)
+        #expect(
+            try await temp.store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 2, now: 1_000)) == .replayed)
         #expect(try await temp.store.pruneBindings(lastSeenBefore: 500) == 1)
         #expect(try await temp.store.bindings(of: Fixtures.key.address).map(\.deviceToken) == [Fixtures.token(2)])
     }
@@ -124,8 +139,11 @@ enum Fixtures {
         let schemaFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Schemas/sql/0001_initial.sql")
         let text = try String(contentsOf: schemaFile, encoding: .utf8)
-        let withoutHeader = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
-        #expect(withoutHeader.trimmingCharacters(in: .whitespacesAndNewlines) == Migrations.initialSQL.trimmingCharacters(in: .whitespacesAndNewlines))
+        let withoutHeader = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(
+            separator: "\n")
+        #expect(
+            withoutHeader.trimmingCharacters(in: .whitespacesAndNewlines)
+                == Migrations.initialSQL.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     @Test func theDatabaseRunsInWALWithFullSync() async throws {

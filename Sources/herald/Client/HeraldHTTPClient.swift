@@ -8,7 +8,7 @@ import NIOHTTP1
 /// (3 the server refused, printing its code; 4 unreachable or 5xx).
 struct HeraldHTTPClient {
     let server: URL
-    var client: HTTPClient = .shared
+    var client: HTTPClient = cliHTTPClient
     var timeout: TimeAmount = .seconds(15)
 
     /// `/v1/info` as the client needs it.
@@ -110,3 +110,12 @@ extension String {
         return text
     }
 }
+
+/// The CLI's one HTTP client: it fails fast on a refused connection instead of retrying until the
+/// deadline, and never follows a redirect (a signed operation goes only where the user said).
+let cliHTTPClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration(
+        redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30)))
+    configuration.connectionPool.retryConnectionEstablishment = false
+    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+}()

@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import HeraldCore
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite(.serialized) struct ServerEndToEndTests {
+    static func temporaryDatabase() -> String {
+        NSTemporaryDirectory() + "herald-e2e-\(UUID().uuidString)/herald.sqlite"
+    }
+
+    @Test func registerWithAKeystoreWalletAgainstARealServer() async throws {
+        let server = try ServerProcess(databasePath: Self.temporaryDatabase(), extraArguments: ["--max-bindings", "1"])
+        try await server.start()
+        defer { server.kill(SIGKILL) }
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        #expect(try cli.run(["wallet", "create", "--light"]).status == 0)
+        let address = try cli.run(["wallet", "address"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(repeating: "ab", count: 32)
+
+        let registered = try cli.run([
+            "register", "--server", server.baseURL, "--platform", "ios", "--device-token", token, "--json",
+        ])
+        #expect(registered.status == 0, "\(registered.stderr)")
+        #expect(registered.stdout.contains(#""status":"registered""#))
+        let eip191 = try cli.run([
+            "register", "--server", server.baseURL, "--platform", "ios", "--device-token", token, "--scheme", "eip191",
+        ])
+        #expect(eip191.status == 0, "\(eip191.stderr)")
+        #expect(eip191.stdout.hasPrefix("registered"))
+
+        // The server refuses a second token (limit 1): exit 3 with its code.
+        let refused = try cli.run([
+            "register", "--server", server.baseURL, "--platform", "android", "--device-token",
+            String(repeating: "x", count: 40),
+        ])
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("error: forbidden: "))
+
+        // The public key is now published.
+        let (status, body) = try await HTTP.get(server.baseURL + "/v1/users/\(address)/pubkey")
+        #expect(status == 200)
+        #expect(String(decoding: body, as: UTF8.self).contains("0x04"))
+
+        #expect(
+            try cli.run(["unregister", "--server", server.baseURL, "--platform", "ios", "--device-token", token]).stdout
+                .hasPrefix("unregistered"))
+        // Unreachable: exit 4. Bad token: exit 65 before any request.
+        #expect(
+            try cli.run(["register", "--server", "http://127.0.0.1:9", "--platform", "ios", "--device-token", token])
+                .status == 4)
+        #expect(
+            try cli.run(["register", "--server", server.baseURL, "--platform", "ios", "--device-token", "12"]).status
+                == 65)
+        #expect(
+            try cli.run(["register", "--server", server.baseURL, "--platform", "pager", "--device-token", token]).status
+                == 64)
+    }
+
+    @Test func sigtermDrainsAndExitsCleanly() async throws {
+        let server = try ServerProcess(databasePath: Self.temporaryDatabase())
+        try await server.start()
+        let (status, _) = try await HTTP.get(server.baseURL + "/healthz")
+        #expect(status == 200)
+        server.kill(SIGTERM)
+        #expect(try await server.waitForExit() == 0)
+    }
+
+    @Test func noAcknowledgedRegistrationIsLostToSIGKILL() async throws {
+        let database = Self.temporaryDatabase()
+        let server = try ServerProcess(databasePath: database, extraArguments: ["--max-bindings", "10000"])
+        try await server.start()
+
+        // Pre-signed, distinct operations: 40 wallets, nonce = index.
+        let wallets = (0..<40).map { _ in PrivateKey.generate() }
+        let now = UInt64(Date().timeIntervalSince1970)
+        let domain = HeraldDomain(chainId: 1)
+        let total = 6000
+        let operations: [(wallet: EthereumAddress, token: String, body: String)] = try (0..<total).map { index in
+            let key = wallets[index % wallets.count]
+            let token = String(format: "%064x", index)
+            let binding = DeviceBinding(
+                action: .register, wallet: key.address, platform: .ios, deviceToken: token, audience: "herald-test",
+                nonce: UInt256(UInt64(index)), issuedAt: UInt256(now - 5), expiresAt: UInt256(now + 500))
+            return (key.address, token, try binding.signed(with: key, scheme: .eip712, domain: domain).jsonText)
+        }
+
+        let acknowledged = Acknowledgements()
+        let url = server.baseURL + "/v1/devices"
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<32 {
+                group.addTask {
+                    var index = worker
+                    while index < total {
+                        let operation = operations[index]
+                        guard let (status, _) = try? await HTTP.post(url, json: operation.body) else { return }
+                        if status == 200 { await acknowledged.add(operation.wallet, operation.token) }
+                        index += 32
+                    }
+                }
+            }
+            group.addTask {
+                // Kill mid-load, without warning, once a few hundred writes were acknowledged.
+                while await acknowledged.count < 400 { try? await Task.sleep(for: .milliseconds(5)) }
+                server.kill(SIGKILL)
+            }
+        }
+        _ = try await server.waitForExit()
+        let acked = await acknowledged.all
+        #expect(acked.count >= 400)
+        #expect(acked.count < total, "the kill came after every request: raise the load")
+
+        // Every acknowledged binding is in the database after the crash (WAL recovery on open).
+        let queue = try DatabaseQueue(path: database)
+        let stored = try await queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT wallet, device_token FROM bindings").map { row in
+                let wallet: Data = row["wallet"]
+                let token: String = row["device_token"]
+                return "\(Hex.encode(wallet)):\(token)"
+            }
+        }
+        let storedSet = Set(stored)
+        let missing = acked.filter { !storedSet.contains("\(Hex.encode($0.wallet.bytes)):\($0.token)") }
+        #expect(missing.isEmpty, "\(missing.count) acknowledged registrations lost")
+        try queue.close()
+
+        // A restarted server still refuses the acknowledged nonces.
+        let restarted = try ServerProcess(databasePath: database)
+        try await restarted.start()
+        defer { restarted.kill(SIGKILL) }
+        let first = try #require(operations.first { op in acked.contains { $0.token == op.token } })
+        let (status, _) = try await HTTP.post(restarted.baseURL + "/v1/devices", json: first.body)
+        #expect(status == 409)
+    }
+}
+
+actor Acknowledgements {
+    private(set) var all: [(wallet: EthereumAddress, token: String)] = []
+    var count: Int { all.count }
+
+    func add(_ wallet: EthereumAddress, _ token: String) { all.append((wallet, token)) }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real `herald serve` in its own process, on a free port, for end-to-end and crash tests.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let databasePath: String
+    private(set) var port = 0
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let collected = OutputCollector()
+
+    init(databasePath: String, extraArguments: [String] = []) throws {
+        self.databasePath = databasePath
+        process.executableURL = try CLIRunner.binary()
+        process.arguments =
+            [
+                "serve", "--port", "0", "--database", databasePath, "--audience", "herald-test", "--rate-limit", "0",
+                "--log-level", "warning",
+            ] + extraArguments
+        var environment = ProcessInfo.processInfo.environment
+        for key in environment.keys where key.hasPrefix("HERALD_") { environment.removeValue(forKey: key) }
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = errors
+        let collector = collected
+        output.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
+        errors.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
+    }
+
+    /// Starts the server and waits for its "listening" line.
+    func start() async throws {
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let port = collected.listeningPort() {
+                self.port = port
+                return
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServerStartFailure(output: collected.text)
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func kill(_ signal: Int32) {
+        Foundation.kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for exit; returns the exit status (or the signal number for a signalled process).
+    func waitForExit(timeout: Double = 20) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning {
+            kill(SIGKILL)
+            throw ServerStartFailure(output: "the server did not exit within \(timeout) s")
+        }
+        output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
+        return process.terminationStatus
+    }
+
+    struct ServerStartFailure: Error, CustomStringConvertible {
+        let output: String
+        var description: String { "herald serve did not start: \(output)" }
+    }
+}
+
+/// Collects a child's stdout from the readability handler's thread.
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ chunk: Data) {
+        lock.lock()
+        data.append(chunk)
+        lock.unlock()
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func listeningPort() -> Int? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("herald listening on http://") }),
+            let address = line.split(separator: " ").dropFirst(3).first,
+            let port = address.split(separator: ":").last.flatMap({ Int($0) })
+        else { return nil }
+        return port
+    }
+}
+
+/// Minimal HTTP for tests: POST JSON, GET.
+enum HTTP {
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.timeoutIntervalForRequest = 20
+        return URLSession(configuration: configuration)
+    }()
+
+    static func post(_ url: String, json: String) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(json.utf8)
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    static func get(_ url: String) async throws -> (Int, Data) {
+        let (data, response) = try await session.data(from: URL(string: url)!)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
