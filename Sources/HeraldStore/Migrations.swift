@@ -8,7 +8,7 @@ enum Migrations {
     ]
 
     static let initialSQL = """
-        -- Device bindings: one row per (wallet, platform, token). Wallets are 20-byte blobs.
+        -- Device bindings: one row per (wallet, platform, token), clustered by wallet (20-byte blob).
         CREATE TABLE bindings (
           wallet       BLOB    NOT NULL CHECK (length(wallet) = 20),
           platform     TEXT    NOT NULL CHECK (platform IN ('ios', 'ios-sandbox', 'android')),
@@ -17,16 +17,14 @@ enum Migrations {
           last_seen    INTEGER NOT NULL,
           PRIMARY KEY (wallet, platform, device_token)
         ) WITHOUT ROWID;
-        CREATE INDEX bindings_by_token ON bindings (platform, device_token);
-        CREATE INDEX bindings_by_last_seen ON bindings (last_seen);
 
-        -- Spent nonces: (signer, nonce) is accepted once, remembered until retained_until.
+        -- Spent nonces, an append-only log: digest = keccak256(signer || nonce as 32 bytes)[0..16).
+        -- The server keeps the unexpired digests in memory for the replay check and reloads them
+        -- from here at start; rows are deleted once retained_until (expiresAt + skew) has passed.
         CREATE TABLE nonces (
-          signer         BLOB    NOT NULL CHECK (length(signer) = 20),
-          nonce          BLOB    NOT NULL CHECK (length(nonce) = 32),
-          retained_until INTEGER NOT NULL,
-          PRIMARY KEY (signer, nonce)
-        ) WITHOUT ROWID;
+          digest         BLOB    NOT NULL CHECK (length(digest) = 16),
+          retained_until INTEGER NOT NULL
+        );
         CREATE INDEX nonces_by_retention ON nonces (retained_until);
 
         -- The public key recovered from each wallet's verified signatures (65 bytes, 04 || X || Y).
@@ -35,7 +33,6 @@ enum Migrations {
           public_key BLOB    NOT NULL CHECK (length(public_key) = 65),
           updated_at INTEGER NOT NULL
         ) WITHOUT ROWID;
-
         """
 
     static var migrator: DatabaseMigrator {

@@ -25,7 +25,9 @@ public final class SQLiteHeraldStore: HeraldStore {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss too.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = \(ProcessInfo.processInfo.environment["HERALD_SYNC"] ?? "FULL")")
+            try db.execute(
+                sql: "PRAGMA cache_size = -\(ProcessInfo.processInfo.environment["HERALD_CACHE_KB"] ?? "2000")")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -33,7 +35,24 @@ public final class SQLiteHeraldStore: HeraldStore {
         } catch {
             throw StoreError("cannot open the database at \(path): \(error)")
         }
-        writer = GroupCommitWriter(pool: pool)
+        let ledger = NonceLedger()
+        do {
+            // The replay check's memory: every nonce whose operation could still be presented.
+            let now = Int64(Date().timeIntervalSince1970)
+            let live = try pool.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT digest, retained_until FROM nonces WHERE retained_until >= ?", arguments: [now]
+                )
+                .compactMap { row -> (NonceDigest, Int64)? in
+                    let bytes: Data = row["digest"]
+                    return NonceDigest(bytes: Array(bytes)).map { ($0, row["retained_until"]) }
+                }
+            }
+            ledger.insert(live)
+        } catch {
+            throw StoreError("cannot load spent nonces from \(path): \(error)")
+        }
+        writer = GroupCommitWriter(pool: pool, ledger: ledger)
     }
 
     public func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
@@ -75,11 +94,13 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int {
-        try await deleteInChunks(
-            "DELETE FROM nonces WHERE (signer, nonce) IN (SELECT signer, nonce FROM nonces WHERE retained_until < ? LIMIT 5000)",
-            cutoff)
+        writer.ledger.prune(expiredBefore: cutoff)
+        return try await deleteInChunks(
+            "DELETE FROM nonces WHERE rowid IN (SELECT rowid FROM nonces WHERE retained_until < ? LIMIT 5000)", cutoff)
     }
 
+    /// A full scan (no index on last_seen, which would cost every registration a random index
+    /// write); it runs rarely and in short chunks.
     public func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int {
         try await deleteInChunks(
             """
@@ -106,6 +127,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func close() async throws {
+        writer.stop()
         try pool.close()
     }
 }

@@ -167,7 +167,7 @@ import Testing
 
     @Test func rateLimitAnswers429WithRetryAfter() async throws {
         try await F(configure: {
-            $0.rateLimit = 0.5; $0.rateBurst = 2
+            $0.rateLimit = 0.01; $0.rateBurst = 2
         }).test { client in
             _ = try await client.post("{}")
             _ = try await client.post("{}")

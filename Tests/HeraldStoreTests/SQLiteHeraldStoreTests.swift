@@ -129,11 +129,16 @@ enum Fixtures {
     @Test func dataSurvivesReopeningAndTheSchemaFileMatchesTheMigration() async throws {
         let temp = try TemporaryStore()
         defer { Task { await temp.cleanUp() } }
-        _ = try await temp.store.apply(Fixtures.change(nonce: 1))
+        // Nonces still within their retention are reloaded for the replay check; expired ones are not.
+        let future = Int64(Date().timeIntervalSince1970) + 3_600
+        _ = try await temp.store.apply(Fixtures.change(nonce: 1, retainedUntil: future))
+        _ = try await temp.store.apply(Fixtures.change(token: Fixtures.token(9), nonce: 2, retainedUntil: 10))
         try await temp.store.close()
         let reopened = try SQLiteHeraldStore(path: temp.path)
-        #expect(try await reopened.bindingCount() == 1)
-        #expect(try await reopened.apply(Fixtures.change(nonce: 1)) == .replayed)
+        #expect(try await reopened.bindingCount() == 2)
+        #expect(try await reopened.apply(Fixtures.change(nonce: 1, retainedUntil: future)) == .replayed)
+        #expect(
+            try await reopened.apply(Fixtures.change(nonce: 2, retainedUntil: future)) == .registered(created: false))
         try await reopened.close()
 
         let schemaFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

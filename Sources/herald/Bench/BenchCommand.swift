@@ -4,6 +4,6 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks that print figures (build with -c release for meaningful numbers).",
-        subcommands: [CryptoBenchCommand.self]
+        subcommands: [CryptoBenchCommand.self, RegisterBenchCommand.self, StoreBenchCommand.self]
     )
 }

@@ -3,6 +3,8 @@ import Foundation
 import HeraldServer
 import HeraldStore
 import Logging
+import NIOCore
+import NIOPosix
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -69,6 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try loadConfiguration()
+        // Run Swift concurrency on NIO's event loops (one per core) instead of a second thread pool:
+        // a request's handler then continues on the thread that read it, with no hand-off and back.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let logger = Self.bootstrapLogging(configuration)
         let store: SQLiteHeraldStore
         do {

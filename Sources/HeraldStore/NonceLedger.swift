@@ -1,0 +1,51 @@
+import HeraldCore
+import Synchronization
+
+/// 128 bits identifying a (signer, nonce) pair: keccak256(signer ‖ nonce as 32 bytes)[0..<16].
+/// Two pairs colliding is a 2^-128 event; a birthday collision among even 10^9 live nonces, 2^-68.
+struct NonceDigest: Hashable, Sendable {
+    let high: UInt64
+    let low: UInt64
+
+    init(signer: EthereumAddress, nonce: UInt256) {
+        let hash = Keccak256.hash(signer.bytes + nonce.bigEndianBytes)
+        high = hash[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        low = hash[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    var bytes: [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64($0))) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
+    }
+}
+
+/// The spent nonces that can still matter, in memory: the replay check costs a hash lookup instead
+/// of a random B-tree probe and insert per request. It mirrors the durable `nonces` log exactly:
+/// entries are added only after the transaction that logged them committed, and loaded from the
+/// log at start. Memory is bounded by the validity window: entries leave once `retained_until` passes.
+final class NonceLedger: Sendable {
+    private let entries = Mutex<[NonceDigest: Int64]>([:])
+
+    func contains(_ digest: NonceDigest) -> Bool {
+        entries.withLock { $0[digest] != nil }
+    }
+
+    func insert(_ committed: [(NonceDigest, Int64)]) {
+        entries.withLock { entries in
+            for (digest, retainedUntil) in committed { entries[digest] = retainedUntil }
+        }
+    }
+
+    /// Drops entries whose operations can no longer be valid.
+    func prune(expiredBefore cutoff: Int64) {
+        entries.withLock { entries in entries = entries.filter { $0.value >= cutoff } }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+}
