@@ -20,6 +20,8 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     private let pool: DatabasePool
     let ledger: NonceLedger
+    /// Wallets whose public key is known to be stored, so most changes skip that probe.
+    let knownKeys = KnownKeys()
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var pending: [Pending] = []
@@ -31,7 +33,6 @@ final class GroupCommitWriter: @unchecked Sendable {
         self.pool = pool
         self.ledger = ledger
     }
-    let debugBatches = ProcessInfo.processInfo.environment["HERALD_DEBUG_BATCH"] != nil
 
     func submit(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
         try await withCheckedThrowingContinuation { continuation in
@@ -81,20 +82,18 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func commit(_ batch: [Pending]) {
         let changes = batch.map(\.change)
         let ledger = self.ledger
+        let knownKeys = self.knownKeys
         do {
-            let t0 = ContinuousClock.now
-            let (outcomes, spent) = try pool.write { db in
+            let (outcomes, spent, keys) = try pool.write { db in
                 var batchSpent = DeviceChangeSQL.BatchNonces()
                 let outcomes = try changes.map {
-                    try DeviceChangeSQL.apply($0, in: db, ledger: ledger, batch: &batchSpent)
+                    try DeviceChangeSQL.apply($0, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent)
                 }
-                return (outcomes, batchSpent.entries)
+                return (outcomes, batchSpent.entries, batchSpent.keys)
             }
-            // Only now, committed, do the nonces count as spent in memory.
+            // Only now, committed, do the nonces count as spent and the keys as stored.
             ledger.insert(spent)
-            if debugBatches {
-                FileHandle.standardError.write(Data("batch \(changes.count) \(ContinuousClock.now - t0)\n".utf8))
-            }
+            knownKeys.insert(keys)
             for (item, outcome) in zip(batch, outcomes) { item.continuation.resume(returning: outcome) }
         } catch {
             for item in batch { item.continuation.resume(throwing: StoreError("write failed: \(error)")) }
@@ -104,6 +103,12 @@ final class GroupCommitWriter: @unchecked Sendable {
 
 /// The SQL of one change, inside the batch's transaction. Later changes in a batch see earlier ones.
 enum DeviceChangeSQL {
+    /// Binds without GRDB's argument validation: the statements and argument counts are fixed here.
+    private static func run(_ statement: Statement, _ arguments: StatementArguments) throws {
+        statement.setUncheckedArguments(arguments)
+        try statement.execute()
+    }
+
     /// Nonces spent by the batch being written, not yet committed.
     struct BatchNonces {
         private var seen = Set<NonceDigest>()
@@ -115,13 +120,17 @@ enum DeviceChangeSQL {
             seen.insert(digest)
             entries.append((digest, retainedUntil))
         }
+
+        private(set) var keys: [EthereumAddress] = []
+
+        mutating func rememberKey(_ wallet: EthereumAddress) { keys.append(wallet) }
+
+        func keysRemembered(_ wallet: EthereumAddress) -> Bool { keys.contains(wallet) }
     }
 
     static func apply(
-        _ change: DeviceChange, in db: Database, ledger: NonceLedger, batch: inout BatchNonces
-    ) throws
-        -> DeviceChangeOutcome
-    {
+        _ change: DeviceChange, in db: Database, ledger: NonceLedger, knownKeys: KnownKeys, batch: inout BatchNonces
+    ) throws -> DeviceChangeOutcome {
         let digest = NonceDigest(signer: change.wallet, nonce: change.nonce)
         if batch.contains(digest) || ledger.contains(digest) { return .replayed }
         let wallet = Data(change.wallet.bytes)
@@ -132,7 +141,7 @@ enum DeviceChangeSQL {
         case .register:
             let refresh = try db.cachedStatement(
                 sql: "UPDATE bindings SET last_seen = ? WHERE wallet = ? AND platform = ? AND device_token = ?")
-            try refresh.execute(arguments: [change.now] + key)
+            try run(refresh, [change.now] + key)
             if db.changesCount > 0 {
                 outcome = .registered(created: false)
             } else {
@@ -144,22 +153,26 @@ enum DeviceChangeSQL {
                     sql:
                         "INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen) VALUES (?, ?, ?, ?, ?)"
                 )
-                try insert.execute(arguments: key + [change.now, change.now])
+                try run(insert, key + [change.now, change.now])
                 outcome = .registered(created: true)
             }
         case .unregister:
             let delete = try db.cachedStatement(
                 sql: "DELETE FROM bindings WHERE wallet = ? AND platform = ? AND device_token = ?")
-            try delete.execute(arguments: key)
+            try run(delete, key)
             outcome = db.changesCount > 0 ? .unregistered : .absent
         }
         let spend = try db.cachedStatement(sql: "INSERT INTO nonces (digest, retained_until) VALUES (?, ?)")
-        try spend.execute(arguments: [Data(digest.bytes), change.nonceRetainedUntil])
+        try run(spend, [Data(digest.bytes), change.nonceRetainedUntil])
         batch.add(digest, change.nonceRetainedUntil)
-        // A wallet's key never changes (the address is its hash), so the first one recorded stands.
-        let remember = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)")
-        try remember.execute(arguments: [wallet, Data(change.publicKey.uncompressed), change.now])
+        // A wallet's key never changes (the address is its hash), so the first one recorded stands, and
+        // wallets recorded recently need no probe at all.
+        if !batch.keysRemembered(change.wallet) && !knownKeys.contains(change.wallet) {
+            let remember = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)")
+            try run(remember, [wallet, Data(change.publicKey.uncompressed), change.now])
+            batch.rememberKey(change.wallet)
+        }
         return outcome
     }
 }

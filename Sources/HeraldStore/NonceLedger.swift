@@ -49,3 +49,22 @@ final class NonceLedger: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
 }
+
+/// A bounded set of wallets whose public key is already stored. Only ever a shortcut: forgetting an
+/// entry costs one `INSERT OR IGNORE`, never correctness. Cleared whole when full (cheap, rare).
+final class KnownKeys: Sendable {
+    static let capacity = 100_000
+    private let wallets = Mutex<Set<EthereumAddress>>([])
+
+    func contains(_ wallet: EthereumAddress) -> Bool {
+        wallets.withLock { $0.contains(wallet) }
+    }
+
+    func insert(_ added: [EthereumAddress]) {
+        guard !added.isEmpty else { return }
+        wallets.withLock { wallets in
+            if wallets.count + added.count > Self.capacity { wallets.removeAll(keepingCapacity: true) }
+            wallets.formUnion(added)
+        }
+    }
+}

@@ -30,7 +30,7 @@ public struct APIError: HTTPResponseError, Sendable {
         let json = JSONValue.object([
             ("error", .object([("code", .string(code.rawValue)), ("message", .string(message))]))
         ])
-        return Array(json.jsonText.utf8)
+        return json.jsonBytes
     }
 }
 

@@ -6,7 +6,7 @@ import NIOCore
 /// JSON responses written with HeraldCore's writer: member order as given, no Foundation encoder.
 enum JSONResponse {
     static func make(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
-        make(bytes: Array(value.jsonText.utf8), status: status)
+        make(bytes: value.jsonBytes, status: status)
     }
 
     static func make(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {

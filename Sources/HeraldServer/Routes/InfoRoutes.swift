@@ -21,7 +21,7 @@ enum InfoRoutes {
             ("platforms", .array(Platform.allCases.map { .string($0.rawValue) })),
             ("maxValiditySeconds", .number(String(state.configuration.maxValiditySeconds))),
         ])
-        return Array(json.jsonText.utf8)
+        return json.jsonBytes
     }
 
     static func register(on router: Router<HeraldRequestContext>, state: ServerState) {

@@ -122,7 +122,7 @@ struct ServeCommand: AsyncParsableCommand {
         switch configuration.logFormat {
         case .text:
             LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
+                var handler = TextLogHandler(label: label)
                 handler.logLevel = level
                 return handler
             }
