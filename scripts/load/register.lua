@@ -21,6 +21,3 @@ function request()
   return wrk.format(nil, nil, nil, bodies[index])
 end
 
-function done(summary, latency, requests)
-  io.write(string.format("bodies available: %d\n", #bodies))
-end
