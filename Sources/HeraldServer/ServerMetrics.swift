@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import HeraldCore
 public import Prometheus
+import Synchronization
 
 /// Herald's metrics, through swift-metrics with an explicit Prometheus factory (no global state,
 /// so tests and several servers in one process stay apart). `GET /metrics` renders `registry`.

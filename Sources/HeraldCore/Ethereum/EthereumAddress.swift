@@ -43,9 +43,20 @@ public struct EthereumAddress: Sendable, Hashable, Comparable, CustomStringConve
         self.bytes = raw
         let hasLower = digits.utf8.contains { $0 >= 0x61 && $0 <= 0x66 }
         let hasUpper = digits.utf8.contains { $0 >= 0x41 && $0 <= 0x46 }
-        if hasLower && hasUpper && String(digits) != String(checksummed.dropFirst(2)) {
+        if hasLower && hasUpper && !Self.passesChecksum(Array(digits.utf8), bytes: raw) {
             throw HeraldError(.invalidAddress, "mixed-case address fails its EIP-55 checksum")
         }
+    }
+
+    /// Whether the case of each hex letter in `digits` (40 ASCII bytes) follows EIP-55 for `bytes`.
+    private static func passesChecksum(_ digits: [UInt8], bytes: [UInt8]) -> Bool {
+        let hash = Keccak256.hash(Hex.encode(bytes).utf8)
+        for (index, char) in digits.enumerated() where char >= 0x41 {
+            let nibble = index % 2 == 0 ? hash[index / 2] >> 4 : hash[index / 2] & 0x0f
+            let isUpper = char <= 0x46
+            if isUpper != (nibble >= 8) { return false }
+        }
+        return true
     }
 
     /// EIP-55: each hex letter is upper case when the matching nibble of keccak256(lowercase hex) is ≥ 8.

@@ -111,30 +111,30 @@ public struct UInt256: Sendable, Hashable, Comparable, CustomStringConvertible {
         return inverted.addingReportingOverflow(1) ?? .zero
     }
 
+    // Limb arithmetic on the tuple directly: these run per digit while parsing every request's
+    // nonce and times, so they must not allocate.
     private func multipliedReportingOverflow(by factor: UInt64) -> UInt256? {
-        var result = [UInt64](repeating: 0, count: 4)
-        var carry: UInt64 = 0
-        let input = [limbs.0, limbs.1, limbs.2, limbs.3]
-        for position in stride(from: 3, through: 0, by: -1) {
-            let (high, low) = input[position].multipliedFullWidth(by: factor)
-            let (sum, overflow) = low.addingReportingOverflow(carry)
-            result[position] = sum
-            carry = high &+ (overflow ? 1 : 0)
-        }
-        guard carry == 0 else { return nil }
-        return UInt256(limbs: (result[0], result[1], result[2], result[3]))
+        let (h3, l3) = limbs.3.multipliedFullWidth(by: factor)
+        let (h2, l2) = limbs.2.multipliedFullWidth(by: factor)
+        let (h1, l1) = limbs.1.multipliedFullWidth(by: factor)
+        let (h0, l0) = limbs.0.multipliedFullWidth(by: factor)
+        guard h0 == 0 else { return nil }
+        let (r2, c2) = l2.addingReportingOverflow(h3)
+        let (r1a, c1a) = l1.addingReportingOverflow(h2)
+        let (r1, c1b) = r1a.addingReportingOverflow(c2 ? 1 : 0)
+        let (r0a, c0a) = l0.addingReportingOverflow(h1)
+        let (r0, c0b) = r0a.addingReportingOverflow((c1a ? 1 : 0) + (c1b ? 1 : 0))
+        guard !c0a, !c0b else { return nil }
+        return UInt256(limbs: (r0, r1, r2, l3))
     }
 
     private func addingReportingOverflow(_ addend: UInt64) -> UInt256? {
-        var result = [limbs.0, limbs.1, limbs.2, limbs.3]
-        var carry = addend
-        for position in stride(from: 3, through: 0, by: -1) where carry != 0 {
-            let (sum, overflow) = result[position].addingReportingOverflow(carry)
-            result[position] = sum
-            carry = overflow ? 1 : 0
-        }
-        guard carry == 0 else { return nil }
-        return UInt256(limbs: (result[0], result[1], result[2], result[3]))
+        let (r3, c3) = limbs.3.addingReportingOverflow(addend)
+        let (r2, c2) = limbs.2.addingReportingOverflow(c3 ? 1 : 0)
+        let (r1, c1) = limbs.1.addingReportingOverflow(c2 ? 1 : 0)
+        let (r0, c0) = limbs.0.addingReportingOverflow(c1 ? 1 : 0)
+        guard !c0 else { return nil }
+        return UInt256(limbs: (r0, r1, r2, r3))
     }
 
     private func dividedBy10() -> (UInt256, UInt64) {
