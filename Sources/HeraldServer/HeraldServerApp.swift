@@ -10,10 +10,12 @@ public enum HeraldServerApp {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(metrics: state.metrics))
         router.add(middleware: ErrorMiddleware())
-        router.add(
-            middleware: RateLimitMiddleware(
-                limiter: RateLimiter(rate: state.configuration.rateLimit, burst: state.configuration.rateBurst),
-                trustedProxies: state.configuration.trustedProxies))
+        if state.configuration.rateLimit > 0 {
+            router.add(
+                middleware: RateLimitMiddleware(
+                    limiter: RateLimiter(rate: state.configuration.rateLimit, burst: state.configuration.rateBurst),
+                    trustedProxies: state.configuration.trustedProxies))
+        }
         InfoRoutes.register(on: router, state: state)
         DeviceRoutes.register(on: router, state: state)
         return router

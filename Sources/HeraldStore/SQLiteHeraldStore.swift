@@ -27,9 +27,7 @@ public final class SQLiteHeraldStore: HeraldStore {
         configuration.maximumReaderCount = 2
         configuration.prepareDatabase { db in
             // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss too.
-            try db.execute(sql: "PRAGMA synchronous = \(ProcessInfo.processInfo.environment["HERALD_SYNC"] ?? "FULL")")
-            try db.execute(
-                sql: "PRAGMA cache_size = -\(ProcessInfo.processInfo.environment["HERALD_CACHE_KB"] ?? "2000")")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)

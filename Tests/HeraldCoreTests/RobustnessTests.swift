@@ -104,3 +104,14 @@ import Testing
         #expect(throws: HeraldError.invalidJSON) { try JSONParser.parse([0x22, 0xff, 0x22]) }
     }
 }
+
+@Suite struct JSONDuplicateKeyTests {
+    @Test func duplicatesAreFoundInSmallAndLargeObjects() throws {
+        let small = "{" + (0..<5).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"k2\":9}"
+        #expect(throws: HeraldError.invalidJSON) { try JSONParser.parse(small) }
+        let large = "{" + (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"k3\":9}"
+        #expect(throws: HeraldError.invalidJSON) { try JSONParser.parse(large) }
+        let unique = "{" + (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+        #expect(try JSONParser.parse(unique).objectMembers?.count == 40)
+    }
+}

@@ -76,7 +76,8 @@ public struct JSONParser {
         guard depth <= maximumDepth else { throw failure("nesting deeper than \(maximumDepth)") }
         index += 1
         var members: [(key: String, value: JSONValue)] = []
-        var seen = Set<String>()
+        // Small objects (every protocol message) check duplicates by scanning; a set only past 16 keys.
+        var seen: Set<String>? = nil
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -86,7 +87,14 @@ public struct JSONParser {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure("expected a string key") }
             let key = try parseString()
-            guard seen.insert(key).inserted else { throw failure("duplicate key \"\(key.prefix(64))\"") }
+            let duplicate: Bool
+            if members.count < 16 {
+                duplicate = members.contains { $0.key == key }
+            } else {
+                if seen == nil { seen = Set(members.map(\.key)) }
+                duplicate = !(seen?.insert(key).inserted ?? true)
+            }
+            guard !duplicate else { throw failure("duplicate key \"\(key.prefix(64))\"") }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1

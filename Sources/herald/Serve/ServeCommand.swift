@@ -70,7 +70,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try loadConfiguration()
+        var configuration = try loadConfiguration()
+        // With --port 0 and no audience, the default audience must name the port actually used:
+        // pick a free one now, so that the audience is known before the verifier is built.
+        if configuration.port == 0 && configuration.audience == nil {
+            configuration.port = try FreePort.find(host: configuration.host)
+        }
         // Run Swift concurrency on NIO's event loops (one per core) instead of a second thread pool:
         // a request's handler then continues on the thread that read it, with no hand-off and back.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
@@ -83,11 +88,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let state = ServerState(
             configuration: configuration, store: store, logger: logger, version: HeraldVersion.current)
+        let settled = configuration
+        let host = settled.host.contains(":") ? "[\(settled.host)]" : settled.host
         let group = HeraldServerApp.makeServiceGroup(state) { port in
             // One line on stdout that scripts (and tests, with --port 0) can read.
             let line =
-                "herald listening on http://\(configuration.host):\(port) audience=\(configuration.effectiveAudience) "
-                + "chainId=\(configuration.chainId) database=\(configuration.databasePath)\n"
+                "herald listening on http://\(host):\(port) audience=\(settled.effectiveAudience) "
+                + "chainId=\(settled.chainId) database=\(settled.databasePath)\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
         do {
