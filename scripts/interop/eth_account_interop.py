@@ -1,25 +1,36 @@
 #!/usr/bin/env python3
-"""Interoperability of `herald wallet` keystores with eth-account (the Python reference).
+"""Interoperability of Herald with eth-account (the Python reference).
 
 Usage: eth_account_interop.py HERALD_BINARY
 
-Every check drives the real binary in a throwaway --home and compares with eth-account.
+Keystores: every check drives the real binary in a throwaway --home and compares with
+eth-account. Signed operations: one `herald serve` on a free port and a throwaway database
+must accept DeviceBinding operations that eth-account signed (EIP-712 and EIP-191).
 Prints one line per check, then `N passed, M failed`; exits 1 if anything failed.
 Needs eth-account only (scripts/interop/run.sh installs it in a temporary venv).
 """
 
 import json
 import os
+import queue
 import re
+import secrets
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import unicodedata
+import urllib.error
+import urllib.request
 
 from eth_account import Account
+from eth_account.messages import encode_defunct, encode_typed_data
+from eth_keys import keys
+from eth_utils import to_checksum_address
 
 # Non-ASCII on purpose: both sides must hash the same UTF-8 bytes.
 PASSPHRASE = "pässwörd ✓"
@@ -28,6 +39,33 @@ PASSPHRASE_NFD = unicodedata.normalize("NFD", PASSPHRASE)
 
 EXIT_OK, EXIT_WRONG_PASSPHRASE, EXIT_USAGE, EXIT_BAD_INPUT = 0, 2, 64, 65
 COMMAND_TIMEOUT = 120
+
+AUDIENCE = "herald-interop"
+CHAIN_ID = 1
+SERVER_START_TIMEOUT = 30
+SERVER_STOP_TIMEOUT = 10
+HTTP_TIMEOUT = 10
+LISTENING = re.compile(r"herald listening on http://127\.0\.0\.1:(\d+) ")
+
+# PROTOCOL.md §2.1.
+DOMAIN = {"name": "Herald", "version": "1", "chainId": CHAIN_ID}
+EIP712_TYPES = {
+    "EIP712Domain": [
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+    ],
+    "DeviceBinding": [
+        {"name": "action", "type": "string"},
+        {"name": "wallet", "type": "address"},
+        {"name": "platform", "type": "string"},
+        {"name": "deviceToken", "type": "string"},
+        {"name": "audience", "type": "string"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "issuedAt", "type": "uint256"},
+        {"name": "expiresAt", "type": "uint256"},
+    ],
+}
 
 
 class CheckFailed(Exception):
@@ -48,6 +86,7 @@ class Herald:
         self.binary = binary
         self.scratch = scratch
         self.homes = 0
+        self.server = Server(binary, scratch)
 
     def new_home(self):
         self.homes += 1
@@ -94,6 +133,123 @@ class Herald:
     def private_key(self, home, name, **kwargs):
         _, stdout, _ = self.run(home, "wallet", "export", name, "--show-private-key", **kwargs)
         return stdout.strip()
+
+
+class Server:
+    """One `herald serve` for the signed-operation checks: started on first use, stopped by the
+    SIGTERM check (or killed by `close` if that never ran)."""
+
+    def __init__(self, binary, scratch):
+        self.binary = binary
+        self.scratch = scratch
+        self.process = None
+        self.port = None
+        self.start_error = None
+        self.lines = queue.Queue()
+        self.stderr_path = os.path.join(scratch, "serve.stderr")
+        # What the signed-operation checks share: the eth-account signer and its binding.
+        self.account = Account.create()
+        self.device_token = secrets.token_hex(32)
+        self.registered_body = None
+
+    def url(self):
+        if self.port is None:
+            self.start()
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        if self.start_error is not None:
+            raise CheckFailed(f"herald serve did not start: {self.start_error}")
+        try:
+            self._start()
+        except Exception as error:  # remembered, so later checks fail at once instead of waiting again
+            self.start_error = str(error) if isinstance(error, CheckFailed) else f"{type(error).__name__}: {error}"
+            self.close()
+            raise CheckFailed(self.start_error)
+
+    def _start(self):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+        command = [
+            self.binary, "serve", "--port", "0",
+            "--database", os.path.join(self.scratch, "herald.sqlite"),
+            "--audience", AUDIENCE, "--rate-limit", "0", "--log-level", "warning",
+        ]
+        with open(self.stderr_path, "wb") as stderr:
+            self.process = subprocess.Popen(
+                command, env=env, cwd=self.scratch, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=stderr,
+            )
+        # A reader thread keeps draining stdout, so the server never blocks on a full pipe.
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise CheckFailed(f"no `herald listening on …` line within {SERVER_START_TIMEOUT} s{self.stderr_tail()}")
+            try:
+                line = self.lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                self.process.wait(timeout=SERVER_STOP_TIMEOUT)
+                raise CheckFailed(f"exited {self.process.returncode} before listening{self.stderr_tail()}")
+            match = LISTENING.match(line)
+            if match:
+                self.port = int(match.group(1))
+                return
+
+    def _read_stdout(self):
+        for raw in self.process.stdout:
+            self.lines.put(raw.decode("utf-8", "replace").rstrip("\n"))
+        self.lines.put(None)
+
+    def stderr_tail(self):
+        try:
+            with open(self.stderr_path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read().strip()
+        except OSError:
+            return ""
+        return f"; stderr: {text[-500:]}" if text else ""
+
+    def terminate(self):
+        """SIGTERM; returns (exit code, seconds) or raises CheckFailed if it outlives the timeout."""
+        if self.port is None:
+            self.start()  # raises if it never started: nothing to drain then
+        if self.process.poll() is not None:
+            raise CheckFailed(f"exited {self.process.returncode} before the SIGTERM{self.stderr_tail()}")
+        started = time.monotonic()
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            code = self.process.wait(timeout=SERVER_STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise CheckFailed(f"still running {SERVER_STOP_TIMEOUT} s after SIGTERM{self.stderr_tail()}")
+        return code, time.monotonic() - started
+
+    def close(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def request(self, method, path, body=None):
+        """Returns (status, JSON body); an HTTP error status is an answer, not an exception."""
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.url() + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, raw = error.code, error.read()
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            raise CheckFailed(f"{method} {path} answered {status} with no JSON: {raw[:200]!r}")
+
+    def post_device(self, body, expect_status):
+        status, answer = self.request("POST", "/v1/devices", body)
+        expect(status == expect_status, f"POST /v1/devices answered {status}, expected {expect_status}: {answer}")
+        return answer
 
 
 def write_file(folder, name, text):
@@ -293,6 +449,126 @@ def check_passphrase_bytes_not_normalised(herald, scratch):
     return "NFC refused with exit 2; NFD bytes from --passphrase-file open it; copy opens in eth-account"
 
 
+# ---------------------------------------------------------------------------------------------
+# Signed operations against `herald serve`: eth-account signs, the server must accept.
+
+
+def device_binding(account, action, token, nonce=None):
+    """A DeviceBinding message (PROTOCOL.md §2.1) with integer fields, as eth-account signs it."""
+    now = int(time.time())
+    return {
+        "action": action,
+        "wallet": account.address,
+        "platform": "ios",
+        "deviceToken": token,
+        "audience": AUDIENCE,
+        "nonce": secrets.randbits(128) if nonce is None else nonce,
+        "issuedAt": now - 5,
+        "expiresAt": now + 300,
+    }
+
+
+def eip191_text(message):
+    """PROTOCOL.md §2.2: `Herald DeviceBinding`, then one `name: value` line per field in type order."""
+    lines = ["Herald DeviceBinding"]
+    for field in EIP712_TYPES["DeviceBinding"]:
+        value = message[field["name"]]
+        if field["type"] == "address":
+            value = to_checksum_address(value)
+        lines.append(f"{field['name']}: {value}")
+    lines.append(f"chainId: {CHAIN_ID}")
+    return "\n".join(lines)
+
+
+def sign(account, message, scheme):
+    if scheme == "eip712":
+        signable = encode_typed_data(
+            full_message={"types": EIP712_TYPES, "primaryType": "DeviceBinding", "domain": DOMAIN, "message": message}
+        )
+    else:
+        signable = encode_defunct(text=eip191_text(message))
+    return "0x" + bytes(account.sign_message(signable).signature).hex()
+
+
+def envelope(account, message, scheme, signer=None):
+    """The wire envelope: uint256 nonce as a decimal string, the times as JSON integers."""
+    wire = dict(message, nonce=str(message["nonce"]))
+    return {"scheme": scheme, "message": wire, "signature": sign(signer or account, message, scheme)}
+
+
+def check_serve_info(herald, scratch):
+    status, info = herald.server.request("GET", "/v1/info")
+    expect(status == 200, f"GET /v1/info answered {status}: {info}")
+    expect(info.get("audience") == AUDIENCE, f"audience is {info.get('audience')!r}")
+    expect(info.get("chainId") == CHAIN_ID, f"chainId is {info.get('chainId')!r}")
+    expect(info.get("domain") == DOMAIN, f"domain is {info.get('domain')!r}")
+    return f"port {herald.server.port}, audience {AUDIENCE}, domain {json.dumps(DOMAIN)}"
+
+
+def check_serve_eip712_register(herald, scratch):
+    server = herald.server
+    body = envelope(server.account, device_binding(server.account, "register", server.device_token), "eip712")
+    answer = server.post_device(body, 200)
+    expect(answer.get("status") == "registered", f"status is {answer.get('status')!r}: {answer}")
+    expect(answer.get("wallet") == server.account.address, f"wallet is {answer.get('wallet')!r}, not {server.account.address}")
+    expect(answer.get("deviceToken") == server.device_token, f"deviceToken is {answer.get('deviceToken')!r}")
+    server.registered_body = body
+    return f"{server.account.address} registered, nonce {body['message']['nonce']}"
+
+
+def check_serve_eip712_replay(herald, scratch):
+    server = herald.server
+    expect(server.registered_body is not None, "no accepted register to replay (the check above failed)")
+    answer = server.post_device(server.registered_body, 409)
+    code = answer.get("error", {}).get("code")
+    expect(code == "replayed", f"error code is {code!r}: {answer}")
+    return "409 replayed"
+
+
+def check_serve_eip191_unregister(herald, scratch):
+    server = herald.server
+    message = device_binding(server.account, "unregister", server.device_token)
+    answer = server.post_device(envelope(server.account, message, "eip191"), 200)
+    expect(answer.get("status") == "unregistered", f"status is {answer.get('status')!r}: {answer}")
+    expect(answer.get("wallet") == server.account.address, f"wallet is {answer.get('wallet')!r}")
+    return "200 unregistered"
+
+
+def expected_public_key(account):
+    return "0x04" + keys.PrivateKey(bytes(account.key)).public_key.to_bytes().hex()
+
+
+def check_pubkey(server, account):
+    status, answer = server.request("GET", f"/v1/users/{account.address}/pubkey")
+    expect(status == 200, f"GET /v1/users/…/pubkey answered {status}: {answer}")
+    wanted = expected_public_key(account)
+    expect(answer.get("publicKey") == wanted, f"publicKey is {answer.get('publicKey')!r}, eth-account's is {wanted}")
+    return wanted
+
+
+def check_serve_pubkey(herald, scratch):
+    wanted = check_pubkey(herald.server, herald.server.account)
+    return f"{wanted[:14]}…{wanted[-6:]}"
+
+
+def check_serve_signature_mismatch(herald, scratch):
+    server = herald.server
+    other = Account.create()
+    message = device_binding(server.account, "register", server.device_token)
+    answer = server.post_device(envelope(server.account, message, "eip712", signer=other), 401)
+    code = answer.get("error", {}).get("code")
+    expect(code == "signature_mismatch", f"error code is {code!r}: {answer}")
+    # A refused operation must not touch the wallet's recorded public key.
+    check_pubkey(server, server.account)
+    return "401 signature_mismatch; the wallet's public key is unchanged"
+
+
+def check_serve_sigterm(herald, scratch):
+    code, elapsed = herald.server.terminate()
+    expect(code == 0, f"exited {code} after SIGTERM{herald.server.stderr_tail()}")
+    return f"exit 0 in {elapsed:.2f} s"
+
+
 CHECKS = [
     ("a) create (default scrypt) -> eth-account decrypts to `wallet address`", check_create_default),
     ("a) default keystore has geth's v3 fields", check_default_fields),
@@ -305,6 +581,13 @@ CHECKS = [
     ("e) import --private-key-file of an eth-account key", check_import_private_key),
     ("e) import --private-key-file of a key with a leading zero byte", check_import_private_key_leading_zero),
     ("passphrase bytes are used as given (NFD vs NFC)", check_passphrase_bytes_not_normalised),
+    ("f) serve: GET /v1/info names the audience, chain id 1 and the EIP-712 domain", check_serve_info),
+    ("f) serve: eth-account EIP-712 DeviceBinding register -> 200 registered", check_serve_eip712_register),
+    ("f) serve: the same EIP-712 body again -> 409 replayed", check_serve_eip712_replay),
+    ("f) serve: eth-account EIP-191 DeviceBinding unregister -> 200 unregistered", check_serve_eip191_unregister),
+    ("f) serve: /v1/users/<wallet>/pubkey is eth-account's public key", check_serve_pubkey),
+    ("f) serve: a signature by another eth-account key -> 401 signature_mismatch", check_serve_signature_mismatch),
+    ("f) serve: SIGTERM drains and exits 0", check_serve_sigterm),
 ]
 
 
@@ -317,29 +600,38 @@ def main():
         print(f"error: {binary} is not an executable herald binary", file=sys.stderr)
         return 64
 
-    passed = failed = 0
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="herald-interop-") as scratch:
         herald = Herald(binary, scratch)
-        for title, check in CHECKS:
-            check_started = time.monotonic()
-            try:
-                detail = check(herald, scratch)
-                status = "PASS"
-                passed += 1
-            except CheckFailed as error:
-                detail, status = str(error), "FAIL"
-                failed += 1
-            except Exception as error:  # a crash in the check itself is a failure too, not an abort
-                detail = f"{type(error).__name__}: {error}"
-                status = "FAIL"
-                failed += 1
-                traceback.print_exc()
-            elapsed = time.monotonic() - check_started
-            print(f"{status}  {title} — {detail} [{elapsed:.1f} s]", flush=True)
+        try:
+            passed, failed = run_checks(herald, scratch)
+        finally:
+            herald.server.close()  # the SIGTERM check normally stopped it already
     print(f"(total {time.monotonic() - started:.1f} s)", file=sys.stderr)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def run_checks(herald, scratch):
+    """Runs every check in order; returns (passed, failed)."""
+    passed = failed = 0
+    for title, check in CHECKS:
+        check_started = time.monotonic()
+        try:
+            detail = check(herald, scratch)
+            status = "PASS"
+            passed += 1
+        except CheckFailed as error:
+            detail, status = str(error), "FAIL"
+            failed += 1
+        except Exception as error:  # a crash in the check itself is a failure too, not an abort
+            detail = f"{type(error).__name__}: {error}"
+            status = "FAIL"
+            failed += 1
+            traceback.print_exc()
+        elapsed = time.monotonic() - check_started
+        print(f"{status}  {title} — {detail} [{elapsed:.1f} s]", flush=True)
+    return passed, failed
 
 
 if __name__ == "__main__":
