@@ -28,7 +28,9 @@ import Testing
         #expect(try await store.bindings(of: key.address).map(\.deviceToken) == [String(format: "%064x", 2)])
         // Both nonces are long past their retention and were dropped: the numbers are free again.
         #expect(try await store.apply(change(1, nonce: 1, now: now)) == .registered(created: true))
-        #expect(String(decoding: state.metrics.render(), as: UTF8.self).contains(#"herald_pruned_total{kind="bindings"} 1"#))
+        #expect(
+            String(decoding: state.metrics.render(), as: UTF8.self).contains(#"herald_pruned_total{kind="bindings"} 1"#)
+        )
         try await store.close()
     }
 }
