@@ -17,13 +17,12 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var members: [(key: String, value: JSONValue)] = [
-            ("ts", .string(Date().ISO8601Format(.iso8601.time(includingFractionalSeconds: true).year().month().day()))),
+            ("ts", .string(Date().ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))),
             ("level", .string(event.level.rawValue)),
             ("label", .string(label)),
             ("msg", .string(event.message.description)),
         ]
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) { members.append((key, .string(value.description))) }
+        for (key, value) in Self.merged(metadata, event.metadata) { members.append((key, .string(value.description))) }
         FileHandle.standardError.write(Data((JSONValue.object(members).jsonText + "\n").utf8))
     }
 }

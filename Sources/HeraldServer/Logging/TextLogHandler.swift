@@ -20,10 +20,17 @@ public struct TextLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var line = Date().ISO8601Format() + " \(event.level) \(label): \(event.message)"
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        if !merged.isEmpty {
-            line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        }
+        let merged = Self.merged(metadata, event.metadata)
+        if !merged.isEmpty { line += " " + merged.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+extension LogHandler {
+    /// The handler's metadata overlaid with the event's, sorted by key for stable output.
+    static func merged(
+        _ base: Logger.Metadata, _ event: Logger.Metadata?
+    ) -> [(key: String, value: Logger.MetadataValue)] {
+        base.merging(event ?? [:]) { $1 }.sorted { $0.key < $1.key }
     }
 }
