@@ -103,11 +103,6 @@ final class GroupCommitWriter: @unchecked Sendable {
 
 /// The SQL of one change, inside the batch's transaction. Later changes in a batch see earlier ones.
 enum DeviceChangeSQL {
-    /// Binds without GRDB's argument validation: the statements and argument counts are fixed here.
-    private static func run(_ statement: Statement, _ arguments: StatementArguments) throws {
-        statement.setUncheckedArguments(arguments)
-        try statement.execute()
-    }
 
     /// Nonces spent by the batch being written, not yet committed.
     struct BatchNonces {
@@ -133,44 +128,60 @@ enum DeviceChangeSQL {
     ) throws -> DeviceChangeOutcome {
         let digest = NonceDigest(signer: change.wallet, nonce: change.nonce)
         if batch.contains(digest) || ledger.contains(digest) { return .replayed }
-        let wallet = Data(change.wallet.bytes)
+        let wallet = change.wallet.bytes
+        let platform = change.platform.rawValue
 
         let outcome: DeviceChangeOutcome
-        let key: StatementArguments = [wallet, change.platform.rawValue, change.deviceToken]
         switch change.action {
         case .register:
-            let refresh = try db.cachedStatement(
-                sql: "UPDATE bindings SET last_seen = ? WHERE wallet = ? AND platform = ? AND device_token = ?")
-            try run(refresh, [change.now] + key)
-            if db.changesCount > 0 {
+            let refresh = try RawStatement(
+                db, "UPDATE bindings SET last_seen = ? WHERE wallet = ? AND platform = ? AND device_token = ?")
+            refresh.bind(1, change.now)
+            refresh.bind(2, wallet)
+            refresh.bind(3, platform)
+            refresh.bind(4, change.deviceToken)
+            try refresh.execute()
+            if refresh.changes > 0 {
                 outcome = .registered(created: false)
             } else {
-                let count = try db.cachedStatement(sql: "SELECT COUNT(*) FROM bindings WHERE wallet = ?")
-                if try Int.fetchOne(count, arguments: [wallet]) ?? 0 >= change.maxBindingsPerWallet {
-                    return .overLimit
-                }
-                let insert = try db.cachedStatement(
-                    sql:
-                        "INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen) VALUES (?, ?, ?, ?, ?)"
+                let count = try RawStatement(db, "SELECT COUNT(*) FROM bindings WHERE wallet = ?")
+                count.bind(1, wallet)
+                if try count.integer() ?? 0 >= Int64(change.maxBindingsPerWallet) { return .overLimit }
+                let insert = try RawStatement(
+                    db,
+                    "INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen) VALUES (?, ?, ?, ?, ?)"
                 )
-                try run(insert, key + [change.now, change.now])
+                insert.bind(1, wallet)
+                insert.bind(2, platform)
+                insert.bind(3, change.deviceToken)
+                insert.bind(4, change.now)
+                insert.bind(5, change.now)
+                try insert.execute()
                 outcome = .registered(created: true)
             }
         case .unregister:
-            let delete = try db.cachedStatement(
-                sql: "DELETE FROM bindings WHERE wallet = ? AND platform = ? AND device_token = ?")
-            try run(delete, key)
-            outcome = db.changesCount > 0 ? .unregistered : .absent
+            let delete = try RawStatement(
+                db, "DELETE FROM bindings WHERE wallet = ? AND platform = ? AND device_token = ?")
+            delete.bind(1, wallet)
+            delete.bind(2, platform)
+            delete.bind(3, change.deviceToken)
+            try delete.execute()
+            outcome = delete.changes > 0 ? .unregistered : .absent
         }
-        let spend = try db.cachedStatement(sql: "INSERT INTO nonces (digest, retained_until) VALUES (?, ?)")
-        try run(spend, [Data(digest.bytes), change.nonceRetainedUntil])
+        let spend = try RawStatement(db, "INSERT INTO nonces (digest, retained_until) VALUES (?, ?)")
+        spend.bind(1, digest.bytes)
+        spend.bind(2, change.nonceRetainedUntil)
+        try spend.execute()
         batch.add(digest, change.nonceRetainedUntil)
         // A wallet's key never changes (the address is its hash), so the first one recorded stands, and
         // wallets recorded recently need no probe at all.
         if !batch.keysRemembered(change.wallet) && !knownKeys.contains(change.wallet) {
-            let remember = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)")
-            try run(remember, [wallet, Data(change.publicKey.uncompressed), change.now])
+            let remember = try RawStatement(
+                db, "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)")
+            remember.bind(1, wallet)
+            remember.bind(2, change.publicKey.uncompressed)
+            remember.bind(3, change.now)
+            try remember.execute()
             batch.rememberKey(change.wallet)
         }
         return outcome
