@@ -18,6 +18,7 @@ public enum HeraldServerApp {
         }
         InfoRoutes.register(on: router, state: state)
         DeviceRoutes.register(on: router, state: state)
+        SubscriptionRoutes.register(on: router, state: state)
         return router
     }
 

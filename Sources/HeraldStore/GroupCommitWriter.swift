@@ -11,8 +11,8 @@ import HeraldCore
 /// serve, which measured as milliseconds of idle disk per batch.
 final class GroupCommitWriter: @unchecked Sendable {
     private struct Pending {
-        let change: DeviceChange
-        let continuation: CheckedContinuation<DeviceChangeOutcome, any Error>
+        let write: StoreWrite
+        let continuation: CheckedContinuation<StoreWriteOutcome, any Error>
     }
 
     /// Large enough to amortise the fsync, small enough that one batch stays a few milliseconds.
@@ -34,7 +34,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         self.ledger = ledger
     }
 
-    func submit(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
+    func submit(_ write: StoreWrite) async throws -> StoreWriteOutcome {
         try await withCheckedThrowingContinuation { continuation in
             condition.lock()
             defer { condition.unlock() }
@@ -42,7 +42,7 @@ final class GroupCommitWriter: @unchecked Sendable {
                 continuation.resume(throwing: StoreError("the store is closed"))
                 return
             }
-            pending.append(Pending(change: change, continuation: continuation))
+            pending.append(Pending(write: write, continuation: continuation))
             if !started {
                 started = true
                 let thread = Thread { [self] in loop() }
@@ -80,14 +80,23 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     private func commit(_ batch: [Pending]) {
-        let changes = batch.map(\.change)
+        let writes = batch.map(\.write)
         let ledger = self.ledger
         let knownKeys = self.knownKeys
         do {
             let (outcomes, spent, keys) = try pool.write { db in
                 var batchSpent = DeviceChangeSQL.BatchNonces()
-                let outcomes = try changes.map {
-                    try DeviceChangeSQL.apply($0, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent)
+                let outcomes = try writes.map { write -> StoreWriteOutcome in
+                    switch write {
+                    case .device(let change):
+                        return .device(
+                            try DeviceChangeSQL.apply(
+                                change, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent))
+                    case .subscription(let change):
+                        return .subscription(
+                            try SubscriptionSQL.apply(
+                                change, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent))
+                    }
                 }
                 return (outcomes, batchSpent.entries, batchSpent.keys)
             }
@@ -103,6 +112,30 @@ final class GroupCommitWriter: @unchecked Sendable {
 
 /// The SQL of one change, inside the batch's transaction. Later changes in a batch see earlier ones.
 enum DeviceChangeSQL {
+    /// Logs a spent nonce in the batch's transaction (memory follows after the commit).
+    static func spend(_ digest: NonceDigest, retainedUntil: Int64, in db: Database, batch: inout BatchNonces) throws {
+        let spend = try RawStatement(db, "INSERT INTO nonces (digest, retained_until) VALUES (?, ?)")
+        spend.bind(1, digest.bytes)
+        spend.bind(2, retainedUntil)
+        try spend.execute()
+        batch.add(digest, retainedUntil)
+    }
+
+    /// Records a wallet's public key. A wallet's key never changes (the address is its hash), so the
+    /// first one recorded stands, and wallets recorded recently need no probe at all.
+    static func remember(
+        _ key: PublicKey, of wallet: EthereumAddress, now: Int64, in db: Database, knownKeys: KnownKeys,
+        batch: inout BatchNonces
+    ) throws {
+        guard !batch.keysRemembered(wallet) && !knownKeys.contains(wallet) else { return }
+        let remember = try RawStatement(
+            db, "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)")
+        remember.bind(1, wallet.bytes)
+        remember.bind(2, key.uncompressed)
+        remember.bind(3, now)
+        try remember.execute()
+        batch.rememberKey(wallet)
+    }
 
     /// Nonces spent by the batch being written, not yet committed.
     struct BatchNonces {
@@ -168,22 +201,8 @@ enum DeviceChangeSQL {
             try delete.execute()
             outcome = delete.changes > 0 ? .unregistered : .absent
         }
-        let spend = try RawStatement(db, "INSERT INTO nonces (digest, retained_until) VALUES (?, ?)")
-        spend.bind(1, digest.bytes)
-        spend.bind(2, change.nonceRetainedUntil)
-        try spend.execute()
-        batch.add(digest, change.nonceRetainedUntil)
-        // A wallet's key never changes (the address is its hash), so the first one recorded stands, and
-        // wallets recorded recently need no probe at all.
-        if !batch.keysRemembered(change.wallet) && !knownKeys.contains(change.wallet) {
-            let remember = try RawStatement(
-                db, "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)")
-            remember.bind(1, wallet)
-            remember.bind(2, change.publicKey.uncompressed)
-            remember.bind(3, change.now)
-            try remember.execute()
-            batch.rememberKey(change.wallet)
-        }
+        try spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch)
+        try remember(change.publicKey, of: change.wallet, now: change.now, in: db, knownKeys: knownKeys, batch: &batch)
         return outcome
     }
 }

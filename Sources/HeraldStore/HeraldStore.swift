@@ -27,6 +27,27 @@ public protocol HeraldStore: Sendable {
     /// Throws when storage does not answer (for `GET /healthz`).
     func checkHealth() async throws
 
+    /// Applies a verified subscribe / unsubscribe and records its nonce, atomically.
+    func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome
+
+    /// Remembers a wallet's public key from a verified signature that changed nothing else (FeedAccess).
+    func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws
+
+    /// Adds or updates a channel (operators, `herald channel add`).
+    func saveChannel(_ channel: ChannelRecord) async throws
+
+    /// Removes a channel and its subscriptions; false when there was none.
+    func removeChannel(_ address: EthereumAddress) async throws -> Bool
+
+    func channel(_ address: EthereumAddress) async throws -> ChannelRecord?
+
+    func channels() async throws -> [ChannelRecord]
+
+    func subscriberCount(of channel: EthereumAddress) async throws -> Int
+
+    /// A subscriber's subscriptions, oldest first.
+    func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord]
+
     /// Flushes and closes. Further calls fail.
     func close() async throws
 }

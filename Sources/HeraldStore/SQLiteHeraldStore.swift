@@ -59,7 +59,17 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
-        try await writer.submit(change)
+        guard case .device(let outcome) = try await writer.submit(.device(change)) else {
+            throw StoreError("the writer answered a device change with another kind of outcome")
+        }
+        return outcome
+    }
+
+    public func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome {
+        guard case .subscription(let outcome) = try await writer.submit(.subscription(change)) else {
+            throw StoreError("the writer answered a subscription with another kind of outcome")
+        }
+        return outcome
     }
 
     public func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? {
@@ -127,6 +137,78 @@ public final class SQLiteHeraldStore: HeraldStore {
             }
             total += deleted
             if deleted < 5000 { return total }
+        }
+    }
+
+    public func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)",
+                arguments: [Data(wallet.bytes), Data(key.uncompressed), now])
+        }
+    }
+
+    public func saveChannel(_ channel: ChannelRecord) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO channels (address, name, icon, url, created_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (address) DO UPDATE SET name = excluded.name, icon = excluded.icon, url = excluded.url
+                    """,
+                arguments: [Data(channel.address.bytes), channel.name, channel.icon, channel.url, channel.createdAt])
+        }
+    }
+
+    public func removeChannel(_ address: EthereumAddress) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM channels WHERE address = ?", arguments: [Data(address.bytes)])
+            return db.changesCount > 0
+        }
+    }
+
+    public func channel(_ address: EthereumAddress) async throws -> ChannelRecord? {
+        try await channelsWhere("WHERE address = ?", [Data(address.bytes)]).first
+    }
+
+    public func channels() async throws -> [ChannelRecord] {
+        try await channelsWhere("ORDER BY name, address", [])
+    }
+
+    private func channelsWhere(_ clause: String, _ arguments: StatementArguments) async throws -> [ChannelRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT address, name, icon, url, created_at FROM channels \(clause)", arguments: arguments
+            )
+            .map { row in
+                let address: Data = row["address"]
+                return ChannelRecord(
+                    address: try EthereumAddress(bytes: Array(address)), name: row["name"], icon: row["icon"],
+                    url: row["url"], createdAt: row["created_at"])
+            }
+        }
+    }
+
+    public func subscriberCount(of channel: EthereumAddress) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM subscriptions WHERE channel = ?", arguments: [Data(channel.bytes)]) ?? 0
+        }
+    }
+
+    public func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.channel, c.name, s.since FROM subscriptions s JOIN channels c ON c.address = s.channel
+                    WHERE s.subscriber = ? ORDER BY s.since, s.channel
+                    """,
+                arguments: [Data(subscriber.bytes)]
+            ).map { row in
+                let channel: Data = row["channel"]
+                return SubscriptionRecord(
+                    channel: try EthereumAddress(bytes: Array(channel)), name: row["name"], since: row["since"])
+            }
         }
     }
 

@@ -9,7 +9,8 @@ struct HeraldCommand: AsyncParsableCommand {
         abstract: "Wallet-bound push notifications: keystores, signed registration, encrypted messages.",
         version: HeraldVersion.current,
         subcommands: [
-            ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, WalletCommand.self, BenchCommand.self,
+            ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self, WalletCommand.self,
+            BenchCommand.self,
         ]
     )
 

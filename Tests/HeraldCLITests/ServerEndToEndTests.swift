@@ -144,3 +144,25 @@ actor Acknowledgements {
 
     func add(_ wallet: EthereumAddress, _ token: String) { all.append((wallet, token)) }
 }
+
+@Suite struct ChannelCommandTests {
+    @Test func addListUpdateRemoveOnTheDatabase() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let database = cli.home.appendingPathComponent("server/herald.sqlite").path
+        let address = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
+        #expect(
+            try cli.run([
+                "channel", "add", address, "--name", "Trades", "--url", "https://t.example", "--database", database,
+            ]).status == 0)
+        #expect(try cli.run(["channel", "add", address, "--name", "Trades v2", "--database", database]).status == 0)
+        let listed = try cli.run(["channel", "list", "--json", "--database", database])
+        #expect(listed.status == 0)
+        #expect(listed.stdout.contains(#""name":"Trades v2""#))
+        #expect(listed.stdout.contains(address))
+        #expect(try cli.run(["channel", "add", "0xnope", "--name", "x", "--database", database]).status == 64)
+        #expect(try cli.run(["channel", "remove", address, "--database", database]).status == 0)
+        #expect(try cli.run(["channel", "remove", address, "--database", database]).status == 64)
+        #expect(try cli.run(["channel", "list", "--json", "--database", database]).stdout == "[]\n")
+    }
+}

@@ -228,5 +228,13 @@ struct FailingStore: HeraldStore {
     func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func checkHealth() async throws { throw Failure() }
+    func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome { throw Failure() }
+    func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws { throw Failure() }
+    func saveChannel(_ channel: ChannelRecord) async throws { throw Failure() }
+    func removeChannel(_ address: EthereumAddress) async throws -> Bool { throw Failure() }
+    func channel(_ address: EthereumAddress) async throws -> ChannelRecord? { throw Failure() }
+    func channels() async throws -> [ChannelRecord] { throw Failure() }
+    func subscriberCount(of channel: EthereumAddress) async throws -> Int { throw Failure() }
+    func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] { throw Failure() }
     func close() async throws {}
 }

@@ -143,12 +143,16 @@ enum Fixtures {
 
         let schemaFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Schemas/sql/0001_initial.sql")
-        let text = try String(contentsOf: schemaFile, encoding: .utf8)
-        let withoutHeader = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(
-            separator: "\n")
-        #expect(
-            withoutHeader.trimmingCharacters(in: .whitespacesAndNewlines)
-                == Migrations.initialSQL.trimmingCharacters(in: .whitespacesAndNewlines))
+        for (file, sql) in [("0001_initial.sql", Migrations.initialSQL), ("0002_channels.sql", Migrations.channelsSQL)]
+        {
+            let url = schemaFile.deletingLastPathComponent().appendingPathComponent(file)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let body = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+            #expect(
+                body.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == sql.trimmingCharacters(in: .whitespacesAndNewlines),
+                "\(file)")
+        }
     }
 
     @Test func theDatabaseRunsInWALWithFullSync() async throws {

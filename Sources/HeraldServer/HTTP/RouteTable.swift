@@ -20,10 +20,15 @@ public enum RouteTable {
     public static let info = Route(method: .get, path: "/v1/info")
     public static let devices = Route(method: .post, path: "/v1/devices")
     public static let publicKey = Route(method: .get, path: "/v1/users/{wallet}/pubkey")
+    public static let channel = Route(method: .get, path: "/v1/channels/{channel}")
+    public static let subscriptions = Route(method: .post, path: "/v1/subscriptions")
+    public static let userSubscriptions = Route(method: .get, path: "/v1/users/{wallet}/subscriptions")
     public static let health = Route(method: .get, path: "/healthz")
     public static let metrics = Route(method: .get, path: "/metrics")
 
-    public static let all: [Route] = [info, devices, publicKey, health, metrics]
+    public static let all: [Route] = [
+        info, devices, publicKey, channel, subscriptions, userSubscriptions, health, metrics,
+    ]
 
     /// Whether some route has this path (with any method), for 405 versus 404.
     static func knowsPath(_ requestPath: String) -> Bool {

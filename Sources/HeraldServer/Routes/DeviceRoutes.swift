@@ -73,18 +73,10 @@ enum DeviceRoutes {
     }
 
     static func getPublicKey(context: HeraldRequestContext, state: ServerState) async throws -> Response {
-        let raw = context.parameters.get("wallet") ?? ""
-        guard let wallet = try? EthereumAddress(parsing: raw.removingPercentEncoding ?? raw) else {
-            throw APIError(.invalidWallet, "not a wallet address")
+        let wallet = try PathParameter.wallet(context, "wallet")
+        guard let key = try await StoreCall.run(context, { try await state.store.publicKey(of: wallet) }) else {
+            throw APIError(.notFound, "no verified signature from \(wallet) yet")
         }
-        let key: PublicKey?
-        do {
-            key = try await state.store.publicKey(of: wallet)
-        } catch {
-            context.logger.error("reading a public key failed: \(error)")
-            throw APIError(.internal, "storage is unavailable")
-        }
-        guard let key else { throw APIError(.notFound, "no verified signature from \(wallet) yet") }
         return JSONResponse.make(.object([("wallet", .string(wallet.checksummed)), ("publicKey", .string(key.hex))]))
     }
 }

@@ -1,0 +1,83 @@
+public import HeraldCore
+
+/// A channel: a sender wallet (a dApp, an exchange, a bot) with what fills `app`, `icon`, `url` of
+/// every item it sends.
+public struct ChannelRecord: Sendable, Hashable {
+    public let address: EthereumAddress
+    public let name: String
+    public let icon: String
+    public let url: String
+    public let createdAt: Int64
+
+    public init(address: EthereumAddress, name: String, icon: String, url: String, createdAt: Int64) {
+        self.address = address
+        self.name = name
+        self.icon = icon
+        self.url = url
+        self.createdAt = createdAt
+    }
+}
+
+/// A subscriber's subscription as listed to that subscriber.
+public struct SubscriptionRecord: Sendable, Hashable {
+    public let channel: EthereumAddress
+    public let name: String
+    public let since: Int64
+
+    public init(channel: EthereumAddress, name: String, since: Int64) {
+        self.channel = channel
+        self.name = name
+        self.since = since
+    }
+}
+
+/// A verified Subscription, ready to apply.
+public struct SubscriptionChange: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
+        case subscribe
+        case unsubscribe
+    }
+
+    public let action: Action
+    public let channel: EthereumAddress
+    public let subscriber: EthereumAddress
+    public let publicKey: PublicKey
+    public let nonce: UInt256
+    public let nonceRetainedUntil: Int64
+    public let now: Int64
+
+    public init(
+        action: Action, channel: EthereumAddress, subscriber: EthereumAddress, publicKey: PublicKey, nonce: UInt256,
+        nonceRetainedUntil: Int64, now: Int64
+    ) {
+        self.action = action
+        self.channel = channel
+        self.subscriber = subscriber
+        self.publicKey = publicKey
+        self.nonce = nonce
+        self.nonceRetainedUntil = nonceRetainedUntil
+        self.now = now
+    }
+}
+
+public enum SubscriptionChangeOutcome: Sendable, Hashable {
+    /// Subscribed now; `created` is false when the subscription already existed.
+    case subscribed(created: Bool)
+    /// Not subscribed now; `existed` tells whether a subscription was removed.
+    case unsubscribed(existed: Bool)
+    /// No such channel: nothing changed, the nonce is not spent.
+    case unknownChannel
+    /// The (signer, nonce) pair was already used: nothing changed.
+    case replayed
+}
+
+/// One write for the group-commit writer.
+enum StoreWrite: Sendable {
+    case device(DeviceChange)
+    case subscription(SubscriptionChange)
+}
+
+enum StoreWriteOutcome: Sendable {
+    case device(DeviceChangeOutcome)
+    case subscription(SubscriptionChangeOutcome)
+}

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// The SQL of one subscription change, inside the batch's transaction.
+enum SubscriptionSQL {
+    static func apply(
+        _ change: SubscriptionChange, in db: Database, ledger: NonceLedger, knownKeys: KnownKeys,
+        batch: inout DeviceChangeSQL.BatchNonces
+    ) throws -> SubscriptionChangeOutcome {
+        let digest = NonceDigest(signer: change.subscriber, nonce: change.nonce)
+        if batch.contains(digest) || ledger.contains(digest) { return .replayed }
+        let known = try RawStatement(db, "SELECT 1 FROM channels WHERE address = ?")
+        known.bind(1, change.channel.bytes)
+        guard try known.integer() != nil else { return .unknownChannel }
+
+        let outcome: SubscriptionChangeOutcome
+        switch change.action {
+        case .subscribe:
+            let insert = try RawStatement(
+                db, "INSERT OR IGNORE INTO subscriptions (channel, subscriber, since) VALUES (?, ?, ?)")
+            insert.bind(1, change.channel.bytes)
+            insert.bind(2, change.subscriber.bytes)
+            insert.bind(3, change.now)
+            try insert.execute()
+            outcome = .subscribed(created: insert.changes > 0)
+        case .unsubscribe:
+            let delete = try RawStatement(db, "DELETE FROM subscriptions WHERE channel = ? AND subscriber = ?")
+            delete.bind(1, change.channel.bytes)
+            delete.bind(2, change.subscriber.bytes)
+            try delete.execute()
+            outcome = .unsubscribed(existed: delete.changes > 0)
+        }
+        try DeviceChangeSQL.spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch)
+        try DeviceChangeSQL.remember(
+            change.publicKey, of: change.subscriber, now: change.now, in: db, knownKeys: knownKeys, batch: &batch)
+        return outcome
+    }
+}
