@@ -9,7 +9,8 @@ struct HeraldCommand: AsyncParsableCommand {
         abstract: "Wallet-bound push notifications: keystores, signed registration, encrypted messages.",
         version: HeraldVersion.current,
         subcommands: [
-            ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self, WalletCommand.self,
+            ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self, SubscribeCommand.self,
+            UnsubscribeCommand.self, SubscriptionsCommand.self, WalletCommand.self,
             BenchCommand.self,
         ]
     )

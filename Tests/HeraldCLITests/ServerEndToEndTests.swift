@@ -166,3 +166,40 @@ actor Acknowledgements {
         #expect(try cli.run(["channel", "list", "--json", "--database", database]).stdout == "[]\n")
     }
 }
+
+@Suite struct SubscribeCommandTests {
+    @Test func subscribeThroughAnInvitationOnceListAndUnsubscribe() async throws {
+        let database = NSTemporaryDirectory() + "herald-sub-\(UUID().uuidString)/herald.sqlite"
+        let server = try ServerProcess(databasePath: database)
+        try await server.start()
+        defer { server.kill(SIGKILL) }
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        #expect(try cli.run(["wallet", "create", "--light"]).status == 0)
+        let channel = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
+        #expect(try cli.run(["channel", "add", channel, "--name", "Trades", "--database", database]).status == 0)
+        let invite = try cli.run(["channel", "invite", channel, "--server", server.baseURL, "--database", database])
+        #expect(invite.status == 0, "\(invite.stderr)")
+        let url = invite.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(url.contains("?c_i="))
+
+        let first = try cli.run(["subscribe", url])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("subscribed"))
+        // Scanned twice: reused, nothing signed or sent.
+        let second = try cli.run(["subscribe", url])
+        #expect(second.status == 0)
+        #expect(second.stdout.hasPrefix("already subscribed"))
+        let listed = try cli.run(["subscriptions", "--server", server.baseURL, "--json"])
+        #expect(listed.stdout.contains(channel))
+        #expect(try cli.run(["unsubscribe", channel, "--server", server.baseURL]).stdout.hasPrefix("unsubscribed"))
+        #expect(try cli.run(["subscriptions", "--server", server.baseURL, "--json"]).stdout == "[]\n")
+        // An unknown channel is refused by the server (exit 3); a doctored invitation is bad input (65).
+        let unknown = try cli.run([
+            "subscribe", "0x3f243FdacE01Cfd9719f7359c94BA11361f32471", "--server", server.baseURL,
+        ])
+        #expect(unknown.status == 3)
+        #expect(unknown.stderr.contains("not_found"))
+        #expect(try cli.run(["subscribe", server.baseURL + "/invite?c_i=e30"]).status == 65)
+    }
+}

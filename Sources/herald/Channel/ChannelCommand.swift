@@ -9,7 +9,7 @@ struct ChannelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channel",
         abstract: "Add, list and remove channels (sender wallets) on a server's database.",
-        subcommands: [ChannelAdd.self, ChannelList.self, ChannelRemove.self]
+        subcommands: [ChannelAdd.self, ChannelList.self, ChannelRemove.self, ChannelInvite.self]
     )
 }
 
@@ -116,5 +116,37 @@ struct ChannelRemove: AsyncParsableCommand {
         try await store.close()
         guard removed else { throw CLIError(.usage, "no channel \(channel)") }
         print("removed channel \(channel)")
+    }
+}
+
+struct ChannelInvite: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invite", abstract: "Print an invitation URL that `herald subscribe` (or an app) accepts.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var storage: DatabaseOption
+
+    @Argument(help: "The channel's wallet address.") var address: String
+    @Option(
+        name: .long, help: "The Herald server subscribers will use (its audience and chain id go in the invitation).")
+    var server: String
+
+    func run() async throws {
+        let channel: EthereumAddress
+        do { channel = try EthereumAddress(parsing: address) } catch {
+            throw CLIError(.usage, "\(address) is not a wallet address")
+        }
+        let store = try storage.open()
+        let record = try await store.channel(channel)
+        try await store.close()
+        guard let record else { throw CLIError(.usage, "no channel \(channel); add it with `herald channel add`") }
+        let client = try HeraldHTTPClient(server: server)
+        let info = try await client.info()
+        let invitation = Invitation(
+            id: UUID().uuidString.lowercased(), label: record.name, channel: channel,
+            server: client.server.absoluteString.trimmingTrailingSlashes, audience: info.audience,
+            chainId: info.chainId,
+            icon: record.icon, url: record.url)
+        print(global.json ? invitation.json.jsonText : invitation.urlString)
     }
 }

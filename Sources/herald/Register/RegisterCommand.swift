@@ -65,42 +65,23 @@ struct DeviceBindingRequest {
     let device: DeviceOptions
     let action: DeviceBinding.Action
 
-    /// How long a signed operation stays valid: short, so a leaked one is soon useless.
-    static let lifetime: Int64 = 300
-
     func send() async throws {
         let (platform, scheme) = try device.validated()
-        let wallet = try global.selectWallet()
-        let client = try HeraldHTTPClient(server: device.server)
-        let info = try await client.info()
-        try ServerTrust(home: global.homePath).check(server: client.server, info: info, acceptAudience: device.audience)
-        let passphrase = try PassphraseSource(options: global).unlock(prompt: "Passphrase for \(wallet.name): ")
-        let key = try wallet.keystore.decrypt(passphrase: passphrase)
-        let now = Int64(Date().timeIntervalSince1970)
+        let session = try await SigningSession.open(
+            global: global, server: device.server, acceptAudience: device.audience)
+        let (issuedAt, expiresAt) = session.window
         let binding = DeviceBinding(
-            action: action, wallet: key.address, platform: platform, deviceToken: device.deviceToken,
-            audience: info.audience, nonce: Self.randomNonce(), issuedAt: UInt256(UInt64(now)),
-            expiresAt: UInt256(UInt64(now + min(Self.lifetime, info.maxValiditySeconds))))
-        let envelope: SignedEnvelope<DeviceBinding>
-        do {
-            envelope = try binding.signed(with: key, scheme: scheme, domain: HeraldDomain(chainId: info.chainId))
-        } catch let rejection as OperationRejection {
-            throw CLIError(.badInput, rejection.message)
-        }
-        let answer = try await client.post("/v1/devices", json: envelope.jsonText)
+            action: action, wallet: session.key.address, platform: platform, deviceToken: device.deviceToken,
+            audience: session.info.audience, nonce: SigningSession.randomNonce(), issuedAt: issuedAt,
+            expiresAt: expiresAt)
+        let answer = try await session.client.post("/v1/devices", json: session.sign(binding, scheme: scheme).jsonText)
         if global.json {
             print(answer.jsonText)
         } else {
             let status = answer["status"]?.stringValue ?? "?"
             let token = DeviceToken.logPrefix(answer["deviceToken"]?.stringValue ?? device.deviceToken)
-            print(
-                "\(status): \(answer["wallet"]?.stringValue ?? key.address.checksummed) \(platform.rawValue) \(token) on \(client.server.absoluteString)"
-            )
+            let wallet = answer["wallet"]?.stringValue ?? session.key.address.checksummed
+            print("\(status): \(wallet) \(platform.rawValue) \(token) on \(session.client.server.absoluteString)")
         }
-    }
-
-    /// 128 random bits: collisions across a wallet's operations are out of the question.
-    static func randomNonce() -> UInt256 {
-        (try? UInt256(bigEndian: SecureRandom.bytes(16))) ?? UInt256(UInt64.random(in: 1...UInt64.max))
     }
 }
