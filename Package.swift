@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
+        .library(name: "HeraldInbox", targets: ["HeraldInbox"]),
         .executable(name: "herald", targets: ["herald"]),
     ],
     dependencies: [
@@ -56,6 +57,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The subscriber's message cache (PROTOCOL §6), on SQLite through GRDB.
+        .target(
+            name: "HeraldInbox",
+            dependencies: ["HeraldCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
         // The verifier server: Hummingbird 2 routes, middleware, services.
         .target(
             name: "HeraldServer",
@@ -76,6 +83,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldServer",
+                "HeraldInbox",
                 "CSecp256k1",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -90,6 +98,11 @@ let package = Package(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore", "CSecp256k1"],
             resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HeraldInboxTests",
+            dependencies: ["HeraldInbox", "HeraldCore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

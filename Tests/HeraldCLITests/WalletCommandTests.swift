@@ -193,3 +193,27 @@ import Testing
         #expect(try target.run(["wallet", "import", "--keystore", exported.path, "--name", "again"]).status == 64)
     }
 }
+
+@Suite struct InboxCommandTests {
+    @Test func ingestListShowHideCount() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        #expect(try cli.run(["wallet", "create", "--light"]).status == 0)
+        let push =
+            #"{"aps":{"alert":{"title":"t","body":"b"}},"type":"3","sid":"41","epoch":"1763769600123","app":"Trades","amsg":"hello"}"#
+        let cached = try cli.run(["inbox", "ingest"], stdin: push)
+        #expect(cached.status == 0, "\(cached.stderr)")
+        #expect(try cli.run(["inbox", "ingest"], stdin: push).stdout.contains("already cached"))
+        #expect(try cli.run(["inbox", "ingest"], stdin: "{}").status == 65)
+        let listed = try cli.run(["inbox", "list", "--json"])
+        #expect(listed.stdout.contains(#""sid":41"#) && listed.stdout.contains(#""amsg":"hello""#))
+        #expect(try cli.run(["inbox", "count"]).stdout == "1\n")
+        #expect(try cli.run(["inbox", "show", "1", "--json"]).stdout.contains(#""decrypted":false"#))
+        #expect(try cli.run(["inbox", "hide", "--all"]).status == 0)
+        #expect(try cli.run(["inbox", "count", "--unread"]).stdout == "0\n")
+        #expect(try cli.run(["inbox", "list", "--hidden", "--json"]).stdout.contains(#""hidden":1"#))
+        #expect(try cli.run(["inbox", "unhide", "1"]).status == 0)
+        #expect(try cli.run(["inbox", "count", "--unread"]).stdout == "1\n")
+        #expect(try cli.run(["inbox", "hide"]).status == 64)
+    }
+}

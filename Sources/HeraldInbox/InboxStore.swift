@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+public import HeraldCore
+
+/// The subscriber's cache: `$HERALD_HOME/inbox.sqlite`, table `feed` exactly as PROTOCOL §6 (the
+/// proposed EPNS mobile schema plus `wallet`). Type-2 rows are stored as received; their plaintext
+/// never reaches the disk.
+public final class InboxStore: Sendable {
+    private let queue: DatabaseQueue
+
+    public static let feedSQL = """
+        CREATE TABLE feed (
+          nid    INTEGER PRIMARY KEY NOT NULL,
+          sid    INTEGER,
+          type   INTEGER NOT NULL,
+          app    TEXT    NOT NULL,
+          icon   TEXT    NOT NULL,
+          url    TEXT    NOT NULL,
+          appbot INTEGER NOT NULL DEFAULT 0,
+          secret TEXT,
+          asub   TEXT,
+          amsg   TEXT    NOT NULL,
+          acta   TEXT,
+          aimg   TEXT,
+          hidden INTEGER NOT NULL DEFAULT 0,
+          epoch  INTEGER NOT NULL,
+          wallet TEXT    NOT NULL,
+          UNIQUE (wallet, sid)
+        );
+        CREATE INDEX feed_by_wallet_epoch ON feed (wallet, epoch DESC, nid DESC);
+        """
+
+    public init(path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        queue = try DatabaseQueue(path: path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("0001_feed") { db in try db.execute(sql: Self.feedSQL) }
+        try migrator.migrate(queue)
+    }
+
+    /// A stored row.
+    public struct Row: Sendable, Hashable {
+        public let nid: Int64
+        public let item: FeedItem
+        public let hidden: Bool
+        public let wallet: String
+
+        /// The same row with the item replaced (a type-2 item decrypted in memory for display).
+        public func with(_ item: FeedItem) -> Row { Row(nid: nid, item: item, hidden: hidden, wallet: wallet) }
+    }
+
+    /// Inserts the items for `wallet` in one transaction; an item already cached (same sid) is kept
+    /// as it is. Returns how many were new.
+    @discardableResult
+    public func insert(_ items: [FeedItem], wallet: EthereumAddress) throws -> Int {
+        try queue.write { db in
+            var added = 0
+            for item in items {
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO feed (sid, type, app, icon, url, secret, asub, amsg, acta, aimg, epoch, wallet)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        item.sid, item.type, item.app, item.icon, item.url, item.secret, item.subject, item.message,
+                        item.callToAction, item.image, item.epoch, wallet.checksummed,
+                    ])
+                added += db.changesCount
+            }
+            return added
+        }
+    }
+
+    public enum Visibility: Sendable {
+        case visible, hidden, all
+    }
+
+    /// Newest first (`ORDER BY epoch DESC, nid DESC`).
+    public func list(
+        wallet: EthereumAddress, visibility: Visibility = .visible, app: String? = nil, limit: Int?, offset: Int = 0
+    )
+        throws -> [Row]
+    {
+        var clauses = ["wallet = ?"]
+        var arguments: StatementArguments = [wallet.checksummed]
+        switch visibility {
+        case .visible: clauses.append("hidden = 0")
+        case .hidden: clauses.append("hidden = 1")
+        case .all: break
+        }
+        if let app {
+            clauses.append("app = ?")
+            arguments += [app]
+        }
+        let sql =
+            "SELECT * FROM feed WHERE \(clauses.joined(separator: " AND ")) ORDER BY epoch DESC, nid DESC LIMIT ? OFFSET ?"
+        arguments += [limit ?? -1, offset]
+        return try queue.read { db in try GRDB.Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.row) }
+    }
+
+    public func row(nid: Int64, wallet: EthereumAddress) throws -> Row? {
+        try queue.read { db in
+            try GRDB.Row.fetchOne(
+                db, sql: "SELECT * FROM feed WHERE nid = ? AND wallet = ?", arguments: [nid, wallet.checksummed]
+            )
+            .map(Self.row)
+        }
+    }
+
+    /// Hides or unhides rows (`nids` nil: all of the wallet's). Returns how many changed.
+    @discardableResult
+    public func setHidden(_ hidden: Bool, nids: [Int64]?, wallet: EthereumAddress) throws -> Int {
+        try queue.write { db in
+            if let nids {
+                var changed = 0
+                for nid in nids {
+                    try db.execute(
+                        sql: "UPDATE feed SET hidden = ? WHERE nid = ? AND wallet = ?",
+                        arguments: [hidden, nid, wallet.checksummed])
+                    changed += db.changesCount
+                }
+                return changed
+            }
+            try db.execute(sql: "UPDATE feed SET hidden = ? WHERE wallet = ?", arguments: [hidden, wallet.checksummed])
+            return db.changesCount
+        }
+    }
+
+    public func count(wallet: EthereumAddress, visibility: Visibility = .visible) throws -> Int {
+        try list(wallet: wallet, visibility: visibility, limit: nil).count
+    }
+
+    /// `PRAGMA table_info(feed)`: (name, declared type, not null) per column, for schema checks.
+    public func feedColumns() throws -> [(name: String, type: String, notNull: Bool)] {
+        try queue.read { db in
+            try GRDB.Row.fetchAll(db, sql: "PRAGMA table_info(feed)").map { row in
+                (name: row["name"], type: row["type"], notNull: (row["notnull"] as Int) == 1)
+            }
+        }
+    }
+
+    private static func row(_ row: GRDB.Row) -> Row {
+        Row(
+            nid: row["nid"],
+            item: FeedItem(
+                sid: row["sid"] ?? 0, type: row["type"], app: row["app"], icon: row["icon"], url: row["url"],
+                secret: row["secret"] ?? "", subject: row["asub"] ?? "", message: row["amsg"],
+                callToAction: row["acta"] ?? "",
+                image: row["aimg"] ?? "", epoch: row["epoch"]),
+            hidden: (row["hidden"] as Int) == 1, wallet: row["wallet"])
+    }
+}

@@ -1,0 +1,195 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldInbox
+
+struct InboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inbox",
+        abstract: "The local message cache ($HERALD_HOME/inbox.sqlite, the EPNS feed schema).",
+        subcommands: [
+            InboxIngest.self, InboxList.self, InboxShow.self, InboxHide.self, InboxUnhide.self, InboxCount.self,
+        ]
+    )
+
+    static func open(_ global: GlobalOptions) throws -> InboxStore {
+        do {
+            return try InboxStore(path: global.homePath + "/inbox.sqlite")
+        } catch {
+            throw CLIError(.unexpected, "cannot open \(global.homePath)/inbox.sqlite: \(error)")
+        }
+    }
+}
+
+/// One row as `--json` prints it: the `feed` columns by their schema names (CLI.md).
+struct InboxRowJSON {
+    static func make(_ row: InboxStore.Row, decrypted: Bool?) -> JSONValue {
+        let item = row.item
+        var members: [(key: String, value: JSONValue)] = [
+            ("nid", .number(String(row.nid))), ("sid", .number(String(item.sid))), ("type", .number(String(item.type))),
+            ("app", .string(item.app)), ("icon", .string(item.icon)), ("url", .string(item.url)),
+            ("appbot", .number("0")),
+            ("secret", .string(item.secret)), ("asub", .string(item.subject)), ("amsg", .string(item.message)),
+            ("acta", .string(item.callToAction)), ("aimg", .string(item.image)),
+            ("hidden", .number(row.hidden ? "1" : "0")),
+            ("epoch", .number(String(item.epoch))), ("wallet", .string(row.wallet)),
+        ]
+        if let decrypted { members.append(("decrypted", .bool(decrypted))) }
+        return .object(members)
+    }
+}
+
+struct InboxIngest: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Cache one push as APNs or FCM delivers it (what a phone does when it arrives).")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "A file holding the push JSON, or - for standard input (the default).") var file: String = "-"
+
+    func run() async throws {
+        let wallet = try global.selectWallet()
+        let data: Data
+        if file == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: file) else {
+                throw CLIError(.usage, "cannot read \(file)")
+            }
+            data = contents
+        }
+        let item: FeedItem
+        do {
+            item = try FeedItem.parse(push: try JSONParser.parse(Array(data)))
+        } catch let error as InboxError {
+            throw CLIError(.badInput, "not cached: \(error.description)")
+        } catch let error as HeraldError {
+            throw CLIError(.badInput, "not cached: \(error.reason)")
+        }
+        let added = try InboxCommand.open(global).insert([item], wallet: wallet.address)
+        print(
+            added == 1
+                ? "cached sid \(item.sid) (type \(item.type)) for \(wallet.address)"
+                : "sid \(item.sid) was already cached")
+    }
+}
+
+struct InboxList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Cached items, newest first.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: "At most this many rows.") var limit: Int = 20
+    @Option(name: .long, help: "Skip this many rows.") var offset: Int = 0
+    @Flag(name: .long, help: "Every row, hidden ones included, no limit.") var all = false
+    @Flag(name: .long, help: "Hidden rows only.") var hidden = false
+    @Option(name: .long, help: "Only this channel's items (by its app name).") var channel: String?
+    @Flag(name: .long, help: "Decrypt type-2 items in memory (asks for the passphrase once).") var decrypt = false
+
+    func run() async throws {
+        guard limit >= 0, offset >= 0 else { throw CLIError(.usage, "--limit and --offset must be ≥ 0") }
+        let wallet = try global.selectWallet()
+        let rows = try InboxCommand.open(global).list(
+            wallet: wallet.address, visibility: all ? .all : hidden ? .hidden : .visible, app: channel,
+            limit: all ? nil : limit, offset: offset)
+        let key = decrypt && rows.contains { $0.item.type == 2 } ? try unlock(wallet) : nil
+        let shown = rows.map { row -> (InboxStore.Row, Bool) in
+            guard let key, row.item.type == 2, let plain = try? row.item.decrypted(with: key) else {
+                return (row, false)
+            }
+            return (row.with(plain), true)
+        }
+        if global.json {
+            print(JSONValue.array(shown.map { InboxRowJSON.make($0.0, decrypted: decrypt ? $0.1 : nil) }).jsonText)
+            return
+        }
+        if shown.isEmpty { print("no items") }
+        for (row, opened) in shown {
+            let text =
+                row.item.type == 2 && !opened
+                ? "🔒 secret message (use --decrypt)"
+                : row.item.subject.isEmpty ? row.item.message : "\(row.item.subject): \(row.item.message)"
+            print("\(row.nid)  \(row.item.app)  \(text)")
+        }
+    }
+
+    func unlock(_ wallet: KeystoreDirectory.Entry) throws -> PrivateKey {
+        try wallet.keystore.decrypt(
+            passphrase: PassphraseSource(options: global).unlock(prompt: "Passphrase for \(wallet.name): "))
+    }
+}
+
+struct InboxShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "One item; type 2 is decrypted in memory.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The item's nid.") var nid: Int64
+
+    func run() async throws {
+        let wallet = try global.selectWallet()
+        guard let row = try InboxCommand.open(global).row(nid: nid, wallet: wallet.address) else {
+            throw CLIError(.usage, "no item \(nid) for \(wallet.address)")
+        }
+        var shown = row
+        if row.item.type == 2 {
+            let key = try wallet.keystore.decrypt(
+                passphrase: PassphraseSource(options: global).unlock(prompt: "Passphrase for \(wallet.name): "))
+            do throws(HeraldError) {
+                shown = row.with(try row.item.decrypted(with: key))
+            } catch {
+                throw CLIError(
+                    .badInput,
+                    "item \(nid) (sid \(row.item.sid)) does not decrypt with this wallet's key: \(error.reason)")
+            }
+        }
+        if global.json {
+            print(InboxRowJSON.make(shown, decrypted: row.item.type == 2).jsonText)
+        } else {
+            let item = shown.item
+            print("\(item.app)  sid \(item.sid)  type \(item.type)  epoch \(item.epoch)")
+            if !item.subject.isEmpty { print(item.subject) }
+            print(item.message)
+            if !item.callToAction.isEmpty { print("→ \(item.callToAction)") }
+        }
+    }
+}
+
+struct InboxHide: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "hide", abstract: "Archive items (hidden = 1).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "nids to hide.") var nids: [Int64] = []
+    @Flag(name: .long, help: "Every item of the wallet.") var all = false
+
+    func run() async throws { try InboxVisibility.set(true, nids: nids, all: all, global: global) }
+}
+
+struct InboxUnhide: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unhide", abstract: "Bring archived items back.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "nids to unhide.") var nids: [Int64] = []
+    @Flag(name: .long, help: "Every item of the wallet.") var all = false
+
+    func run() async throws { try InboxVisibility.set(false, nids: nids, all: all, global: global) }
+}
+
+enum InboxVisibility {
+    static func set(_ hidden: Bool, nids: [Int64], all: Bool, global: GlobalOptions) throws {
+        guard all != !nids.isEmpty else { throw CLIError(.usage, "give nids or --all") }
+        let wallet = try global.selectWallet()
+        let changed = try InboxCommand.open(global).setHidden(hidden, nids: all ? nil : nids, wallet: wallet.address)
+        print("\(hidden ? "hid" : "unhid") \(changed) item(s)")
+    }
+}
+
+struct InboxCount: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "count", abstract: "How many items are cached (not hidden).")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Items not hidden (the inbox's unread view).") var unread = false
+
+    func run() async throws {
+        let wallet = try global.selectWallet()
+        let count = try InboxCommand.open(global).count(wallet: wallet.address, visibility: unread ? .visible : .all)
+        print(global.json ? "{\"count\":\(count)}" : String(count))
+    }
+}
