@@ -76,6 +76,15 @@ public final class InboxStore: Sendable {
 
     public enum Visibility: Sendable {
         case visible, hidden, all
+
+        /// The `AND …` condition selecting these rows.
+        var condition: String {
+            switch self {
+            case .visible: return " AND hidden = 0"
+            case .hidden: return " AND hidden = 1"
+            case .all: return ""
+            }
+        }
     }
 
     /// Newest first (`ORDER BY epoch DESC, nid DESC`).
@@ -84,19 +93,13 @@ public final class InboxStore: Sendable {
     )
         throws -> [Row]
     {
-        var clauses = ["wallet = ?"]
         var arguments: StatementArguments = [wallet.checksummed]
-        switch visibility {
-        case .visible: clauses.append("hidden = 0")
-        case .hidden: clauses.append("hidden = 1")
-        case .all: break
-        }
+        var condition = "wallet = ?" + visibility.condition
         if let app {
-            clauses.append("app = ?")
+            condition += " AND app = ?"
             arguments += [app]
         }
-        let sql =
-            "SELECT * FROM feed WHERE \(clauses.joined(separator: " AND ")) ORDER BY epoch DESC, nid DESC LIMIT ? OFFSET ?"
+        let sql = "SELECT * FROM feed WHERE \(condition) ORDER BY epoch DESC, nid DESC LIMIT ? OFFSET ?"
         arguments += [limit ?? -1, offset]
         return try queue.read { db in try GRDB.Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.row) }
     }
@@ -130,7 +133,11 @@ public final class InboxStore: Sendable {
     }
 
     public func count(wallet: EthereumAddress, visibility: Visibility = .visible) throws -> Int {
-        try list(wallet: wallet, visibility: visibility, limit: nil).count
+        try queue.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM feed WHERE wallet = ?" + visibility.condition,
+                arguments: [wallet.checksummed]) ?? 0
+        }
     }
 
     /// `PRAGMA table_info(feed)`: (name, declared type, not null) per column, for schema checks.

@@ -20,31 +20,15 @@ enum DeviceRoutes {
     ) async throws -> Response {
         let body = try await RequestBody.readJSON(request, limit: state.configuration.bodyLimit)
         let now = state.clock()
-        let verified: VerifiedOperation<DeviceBinding>
-        switch state.verifier.verify(json: body.readableBytesView, as: DeviceBinding.self, now: now) {
-        case .valid(let operation):
-            verified = operation
-        case .invalid(let rejection):
-            state.metrics.recordRejection(rejection.code)
-            throw APIError(rejection)
-        }
+        let verified = try state.verified(body.readableBytesView, as: DeviceBinding.self, now: now)
         let binding = verified.operation
         let change = DeviceChange(
             action: binding.action == .register ? .register : .unregister, wallet: binding.wallet,
             platform: binding.platform, deviceToken: binding.normalizedDeviceToken, publicKey: verified.publicKey,
             nonce: binding.nonceValue,
-            nonceRetainedUntil: binding.expiresAt.clampedInt64.addingReportingOverflow(
-                state.configuration.clockSkewSeconds
-            )
-            .partialValue,
+            nonceRetainedUntil: state.nonceRetention(expiresAt: binding.expiresAt),
             now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet)
-        let outcome: DeviceChangeOutcome
-        do {
-            outcome = try await state.store.apply(change)
-        } catch {
-            context.logger.error("storing a device change failed: \(error)")
-            throw APIError(.internal, "storage is unavailable; nothing was changed")
-        }
+        let outcome = try await StoreCall.run(context) { try await state.store.apply(change) }
         let status: String
         switch outcome {
         case .registered(let created):

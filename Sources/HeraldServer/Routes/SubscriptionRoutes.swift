@@ -34,21 +34,12 @@ enum SubscriptionRoutes {
     ) async throws -> Response {
         let body = try await RequestBody.readJSON(request, limit: state.configuration.bodyLimit)
         let now = state.clock()
-        let verified: VerifiedOperation<Subscription>
-        switch state.verifier.verify(json: body.readableBytesView, as: Subscription.self, now: now) {
-        case .valid(let operation): verified = operation
-        case .invalid(let rejection):
-            state.metrics.recordRejection(rejection.code)
-            throw APIError(rejection)
-        }
+        let verified = try state.verified(body.readableBytesView, as: Subscription.self, now: now)
         let operation = verified.operation
         let change = SubscriptionChange(
             action: operation.action == .subscribe ? .subscribe : .unsubscribe, channel: operation.channel,
             subscriber: operation.subscriber, publicKey: verified.publicKey, nonce: operation.nonceValue,
-            nonceRetainedUntil: operation.expiresAt.clampedInt64.addingReportingOverflow(
-                state.configuration.clockSkewSeconds
-            )
-            .partialValue,
+            nonceRetainedUntil: state.nonceRetention(expiresAt: operation.expiresAt),
             now: now)
         let outcome = try await StoreCall.run(context) { try await state.store.apply(change) }
         let status: String

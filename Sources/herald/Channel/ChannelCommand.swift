@@ -58,10 +58,7 @@ struct ChannelAdd: AsyncParsableCommand {
     @Option(name: .long, help: "Site URL.") var url: String = ""
 
     func run() async throws {
-        let channel: EthereumAddress
-        do { channel = try EthereumAddress(parsing: address) } catch {
-            throw CLIError(.usage, "\(address) is not a wallet address")
-        }
+        let channel = try EthereumAddress.argument(address)
         guard !name.isEmpty, name.unicodeScalars.count <= 80 else {
             throw CLIError(.usage, "--name must be 1-80 characters")
         }
@@ -107,10 +104,7 @@ struct ChannelRemove: AsyncParsableCommand {
     @Argument(help: "The channel's wallet address.") var address: String
 
     func run() async throws {
-        let channel: EthereumAddress
-        do { channel = try EthereumAddress(parsing: address) } catch {
-            throw CLIError(.usage, "\(address) is not a wallet address")
-        }
+        let channel = try EthereumAddress.argument(address)
         let store = try storage.open()
         let removed = try await store.removeChannel(channel)
         try await store.close()
@@ -132,10 +126,7 @@ struct ChannelInvite: AsyncParsableCommand {
     var server: String
 
     func run() async throws {
-        let channel: EthereumAddress
-        do { channel = try EthereumAddress(parsing: address) } catch {
-            throw CLIError(.usage, "\(address) is not a wallet address")
-        }
+        let channel = try EthereumAddress.argument(address)
         let store = try storage.open()
         let record = try await store.channel(channel)
         try await store.close()

@@ -19,14 +19,9 @@ struct SubscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let invitation = try Invitation.decode(target)
-        let channel: EthereumAddress
-        if let invitation {
-            channel = invitation.channel
-        } else {
-            do { channel = try EthereumAddress(parsing: target) } catch {
-                throw CLIError(.usage, "\(target) is neither a channel address nor an invitation URL")
-            }
-        }
+        let channel =
+            try invitation?.channel
+            ?? EthereumAddress.argument(target, what: "a channel address or an invitation URL (…?c_i=…)")
         if let invitation, let server, server.trimmingTrailingSlashes != invitation.server.trimmingTrailingSlashes {
             throw CLIError(.usage, "the invitation is for \(invitation.server), not \(server)")
         }
@@ -74,10 +69,7 @@ struct UnsubscribeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Accept this server audience when it differs from the one pinned.") var audience: String?
 
     func run() async throws {
-        let address: EthereumAddress
-        do { address = try EthereumAddress(parsing: channel) } catch {
-            throw CLIError(.usage, "\(channel) is not a channel address")
-        }
+        let address = try EthereumAddress.argument(channel, what: "a channel address")
         let session = try await SigningSession.open(global: global, server: server, acceptAudience: audience)
         try await SubscribeCommand.change(.unsubscribe, channel: address, session: session, json: global.json)
     }

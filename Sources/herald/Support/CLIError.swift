@@ -38,3 +38,10 @@ struct CLIError: Error {
         }
     }
 }
+
+extension EthereumAddress {
+    /// A wallet address typed on the command line; anything else is a usage error (exit 64).
+    static func argument(_ text: String, what: String = "a wallet address") throws -> EthereumAddress {
+        do { return try EthereumAddress(parsing: text) } catch { throw CLIError(.usage, "\(text) is not \(what)") }
+    }
+}
