@@ -19,6 +19,7 @@ public enum HeraldServerApp {
         InfoRoutes.register(on: router, state: state)
         DeviceRoutes.register(on: router, state: state)
         SubscriptionRoutes.register(on: router, state: state)
+        NotificationRoutes.register(on: router, state: state)
         return router
     }
 
@@ -34,17 +35,22 @@ public enum HeraldServerApp {
             logger: state.logger)
     }
 
-    /// Everything `herald serve` runs: the store's lifetime, the HTTP server and the pruning
-    /// service. On SIGTERM or SIGINT they stop in reverse order: pruning, then the server drains its
-    /// in-flight requests, then the store closes cleanly.
+    /// Everything `herald serve` runs: the store's lifetime, the HTTP server, the push outbox worker
+    /// and the pruning service. On SIGTERM or SIGINT they stop in reverse order: pruning, then the
+    /// push worker finishes its round, then the server drains its in-flight requests, then the store
+    /// closes cleanly.
     public static func makeServiceGroup(
-        _ state: ServerState, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        _ state: ServerState, providers: PushProviders? = nil,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> ServiceGroup {
         ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: StoreLifetimeService(state: state)),
                     .init(service: makeApplication(state, onListening: onListening)),
+                    .init(
+                        service: PushOutboxService(
+                            state: state, providers: providers ?? PushProviders(logger: state.logger))),
                     .init(service: PruningService(state: state)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],

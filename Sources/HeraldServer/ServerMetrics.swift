@@ -10,6 +10,7 @@ public final class ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     private let bindingsGauge: CoreMetrics.Gauge
+    private let queuedPushesGauge: CoreMetrics.Gauge
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -21,6 +22,7 @@ public final class ServerMetrics: Sendable {
         ]
         self.factory = factory
         bindingsGauge = CoreMetrics.Gauge(label: "herald_bindings", dimensions: [], factory: factory)
+        queuedPushesGauge = CoreMetrics.Gauge(label: "herald_push_queue_depth", dimensions: [], factory: factory)
     }
 
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
@@ -49,6 +51,22 @@ public final class ServerMetrics: Sendable {
         CoreMetrics.Counter(label: "herald_pruned_total", dimensions: [("kind", kind)], factory: factory).increment(
             by: count)
     }
+
+    func recordNotification(type: String, items: Int) {
+        CoreMetrics.Counter(label: "herald_notifications_total", dimensions: [("type", type)], factory: factory)
+            .increment()
+        CoreMetrics.Counter(label: "herald_feed_items_total", dimensions: [("type", type)], factory: factory)
+            .increment(by: items)
+    }
+
+    func recordPushes(provider: String, status: String, count: Int) {
+        guard count > 0 else { return }
+        CoreMetrics.Counter(
+            label: "herald_pushes_total", dimensions: [("provider", provider), ("status", status)], factory: factory
+        ).increment(by: count)
+    }
+
+    func setQueuedPushes(_ count: Int) { queuedPushesGauge.record(count) }
 
     func setBindings(_ count: Int) { bindingsGauge.record(count) }
 

@@ -75,9 +75,11 @@ public enum SubscriptionChangeOutcome: Sendable, Hashable {
 enum StoreWrite: Sendable {
     case device(DeviceChange)
     case subscription(SubscriptionChange)
+    case notification(NotificationSubmission)
 }
 
 enum StoreWriteOutcome: Sendable {
     case device(DeviceChangeOutcome)
     case subscription(SubscriptionChangeOutcome)
+    case notification(NotificationOutcome)
 }

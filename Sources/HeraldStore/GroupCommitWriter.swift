@@ -96,6 +96,10 @@ final class GroupCommitWriter: @unchecked Sendable {
                         return .subscription(
                             try SubscriptionSQL.apply(
                                 change, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent))
+                    case .notification(let submission):
+                        return .notification(
+                            try NotificationSQL.apply(
+                                submission, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent))
                     }
                 }
                 return (outcomes, batchSpent.entries, batchSpent.keys)

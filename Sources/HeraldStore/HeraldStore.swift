@@ -48,6 +48,21 @@ public protocol HeraldStore: Sendable {
     /// A subscriber's subscriptions, oldest first.
     func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord]
 
+    /// Stores a verified notification: items, outbox rows and the spent nonce in one transaction.
+    func submit(_ notification: NotificationSubmission) async throws -> NotificationOutcome
+
+    /// A page of a wallet's feed, newest first (`sid` descending), with the size of the whole set.
+    func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage
+
+    /// Queued pushes due at `now` (Unix seconds), oldest first, at most `limit`.
+    func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush]
+
+    /// Records what delivery attempts did, in one transaction.
+    func record(_ results: [PushAttemptResult]) async throws
+
+    /// Outbox rows by status (`queued`, `sent`, `failed`, `pruned`), for metrics and operators.
+    func pushCounts() async throws -> [String: Int]
+
     /// Flushes and closes. Further calls fail.
     func close() async throws
 }

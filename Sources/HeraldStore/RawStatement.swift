@@ -57,6 +57,43 @@ struct RawStatement {
     /// Rows changed by the last statement on this connection.
     var changes: Int32 { sqlite3_changes(connection) }
 
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
+
+    /// Runs a query and maps each row (columns read through ``Columns``).
+    func rows<T>(_ map: (Columns) throws -> T) throws -> [T] {
+        var result: [T] = []
+        while true {
+            let code = sqlite3_step(statement)
+            switch code {
+            case SQLITE_ROW: result.append(try map(Columns(statement: statement)))
+            case SQLITE_DONE: return result
+            default: throw failure(code)
+            }
+        }
+    }
+
+    /// The columns of the current row.
+    struct Columns {
+        let statement: OpaquePointer
+
+        func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
+
+        func isNull(_ index: Int32) -> Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
+
+        func text(_ index: Int32) -> String {
+            guard let pointer = sqlite3_column_text(statement, index) else { return "" }
+            let count = Int(sqlite3_column_bytes(statement, index))
+            return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        }
+
+        func blob(_ index: Int32) -> [UInt8] {
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+        }
+    }
+
     private func failure(_ code: Int32) -> StoreError {
         StoreError("SQLite error \(code): \(String(cString: sqlite3_errmsg(connection)))")
     }

@@ -8,8 +8,8 @@ public import Logging
 /// concurrent requests share one transaction (and one fsync) instead of queueing for one each.
 public final class SQLiteHeraldStore: HeraldStore {
     public let path: String
-    private let pool: DatabasePool
-    private let writer: GroupCommitWriter
+    let pool: DatabasePool
+    let writer: GroupCommitWriter
     private let logger: Logger
 
     /// Opens (creating if needed) the database at `path` and runs pending migrations.

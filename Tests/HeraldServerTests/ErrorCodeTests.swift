@@ -236,5 +236,12 @@ struct FailingStore: HeraldStore {
     func channels() async throws -> [ChannelRecord] { throw Failure() }
     func subscriberCount(of channel: EthereumAddress) async throws -> Int { throw Failure() }
     func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] { throw Failure() }
+    func submit(_ notification: NotificationSubmission) async throws -> NotificationOutcome { throw Failure() }
+    func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage {
+        throw Failure()
+    }
+    func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush] { throw Failure() }
+    func record(_ results: [PushAttemptResult]) async throws { throw Failure() }
+    func pushCounts() async throws -> [String: Int] { throw Failure() }
     func close() async throws {}
 }

@@ -143,8 +143,8 @@ enum Fixtures {
 
         let schemaFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Schemas/sql/0001_initial.sql")
-        for (file, sql) in [("0001_initial.sql", Migrations.initialSQL), ("0002_channels.sql", Migrations.channelsSQL)]
-        {
+        for (identifier, sql) in Migrations.all {
+            let file = identifier + ".sql"
             let url = schemaFile.deletingLastPathComponent().appendingPathComponent(file)
             let text = try String(contentsOf: url, encoding: .utf8)
             let body = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")

@@ -131,6 +131,18 @@ public enum ConfigurationLoader {
             config, value throws(ConfigurationError) in
             config.bindingExpiryDays = try integer(value, in: 1...36_500)
         },
+        Key(flag: "push-attempts", environment: "HERALD_PUSH_ATTEMPTS", fileKey: "push.attempts") {
+            config, value throws(ConfigurationError) in
+            config.pushAttempts = try integer(value, in: 1...100)
+        },
+        Key(flag: "push-max-age", environment: "HERALD_PUSH_MAX_AGE", fileKey: "push.maxAgeSeconds") {
+            config, value throws(ConfigurationError) in
+            config.pushMaxAgeSeconds = Int64(try integer(value, in: 60...(30 * 86_400)))
+        },
+        Key(flag: "push-concurrency", environment: "HERALD_PUSH_CONCURRENCY", fileKey: "push.concurrency") {
+            config, value throws(ConfigurationError) in
+            config.pushConcurrency = try integer(value, in: 1...10_000)
+        },
         Key(flag: "log-level", environment: "HERALD_LOG_LEVEL", fileKey: "log.level") {
             config, value throws(ConfigurationError) in
             guard let level = Logger.Level(rawValue: value.lowercased()) else {

@@ -21,8 +21,16 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Proxies whose `X-Forwarded-For` is believed.
     public var trustedProxies: [CIDR] = []
     public var bodyLimit = 65_536
+    /// `POST /v1/notifications` carries up to 1000 recipients' secrets: 512 KiB, or `bodyLimit` if larger.
+    public var notificationBodyLimit: Int { max(bodyLimit, 512 * 1024) }
     public var maxBindingsPerWallet = 20
     public var bindingExpiryDays = 270
+    /// Sends per push, the first included, before it fails.
+    public var pushAttempts = 8
+    /// A push older than this (seconds since queued) fails unsent.
+    public var pushMaxAgeSeconds: Int64 = 86_400
+    /// Pushes in flight per provider.
+    public var pushConcurrency = 100
     public var logLevel: Logger.Level = .info
     public var logFormat: LogFormat = .text
 

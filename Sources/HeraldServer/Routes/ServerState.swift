@@ -11,9 +11,13 @@ public struct ServerState: Sendable {
     public let metrics: ServerMetrics
     /// Unix seconds. Injected so that tests control time without sleeping.
     public let clock: @Sendable () -> Int64
+    /// Unix milliseconds, for item epochs: the real clock, or the injected one's seconds × 1000.
+    public let millisecondClock: @Sendable () -> Int64
     public let logger: Logger
     /// The version this server reports in `/v1/info`.
     public let version: String
+    /// Poked when pushes are queued, so that the outbox worker sends them at once.
+    public let pushWakeup = PushWakeup()
 
     public init(
         configuration: ServerConfiguration, store: any HeraldStore, metrics: ServerMetrics = ServerMetrics(),
@@ -25,6 +29,11 @@ public struct ServerState: Sendable {
         self.verifier = configuration.verifier
         self.metrics = metrics
         self.clock = clock ?? { Int64(Date().timeIntervalSince1970) }
+        if let clock {
+            self.millisecondClock = { clock() * 1000 }
+        } else {
+            self.millisecondClock = { Int64(Date().timeIntervalSince1970 * 1000) }
+        }
         self.logger = logger
         self.version = version
     }

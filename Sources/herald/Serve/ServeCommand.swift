@@ -53,6 +53,17 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("binding-expiry-days"),
         help: "Prune bindings not refreshed for this long (HERALD_BINDING_EXPIRY_DAYS; default 270).")
     var bindingExpiryDays: String?
+    @Option(
+        name: .customLong("push-attempts"), help: "Sends per push before it fails (HERALD_PUSH_ATTEMPTS; default 8).")
+    var pushAttempts: String?
+    @Option(
+        name: .customLong("push-max-age"),
+        help: "Seconds a push may wait before it fails unsent (HERALD_PUSH_MAX_AGE; default 86400).")
+    var pushMaxAge: String?
+    @Option(
+        name: .customLong("push-concurrency"),
+        help: "Pushes in flight per provider (HERALD_PUSH_CONCURRENCY; default 100).")
+    var pushConcurrency: String?
     @Option(name: .customLong("log-level"), help: "trace…critical (HERALD_LOG_LEVEL; default info).") var logLevel:
         String?
     @Option(name: .customLong("log-format"), help: "text or json (HERALD_LOG_FORMAT; default text).") var logFormat:
@@ -64,7 +75,8 @@ struct ServeCommand: AsyncParsableCommand {
             ("max-validity", maxValidity), ("clock-skew", clockSkew), ("rate-limit", rateLimit),
             ("rate-burst", rateBurst),
             ("trusted-proxy", trustedProxy), ("body-limit", bodyLimit), ("max-bindings", maxBindings),
-            ("binding-expiry-days", bindingExpiryDays), ("log-level", logLevel), ("log-format", logFormat),
+            ("binding-expiry-days", bindingExpiryDays), ("push-attempts", pushAttempts), ("push-max-age", pushMaxAge),
+            ("push-concurrency", pushConcurrency), ("log-level", logLevel), ("log-format", logFormat),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { name, value in value.map { (name, $0) } })
     }

@@ -1,0 +1,66 @@
+public import HeraldCore
+public import HeraldStore
+public import Logging
+
+/// Something that hands a queued push to a push service (APNs, FCM). Implementations never throw:
+/// every way a send can end is a ``PushDelivery`` that the outbox records.
+public protocol PushProvider: Sendable {
+    /// For logs and metrics: `apns`, `fcm`, `none`.
+    var name: String { get }
+
+    func deliver(_ push: QueuedPush) async -> PushDelivery
+}
+
+/// How one send ended.
+public enum PushDelivery: Sendable, Hashable {
+    /// The service accepted it.
+    case sent
+    /// Worth another try later (429, 5xx, network): after `retryAfter` seconds when the service said so.
+    case retryable(reason: String, retryAfter: Int64?)
+    /// Not worth retrying.
+    case failed(reason: String)
+    /// The device token is dead (PROTOCOL §4.3's reasons only).
+    case deadToken(reason: String)
+}
+
+/// The providers of a running server, by platform. A platform with none gets the logging provider:
+/// its pushes are drained and fail (PROTOCOL §4.3: a push for an unconfigured provider fails), as
+/// Bitwarden's F-Droid build runs without push credentials.
+public struct PushProviders: Sendable {
+    public var apns: (any PushProvider)?
+    public var fcm: (any PushProvider)?
+    let unconfigured: LoggingPushProvider
+
+    public init(apns: (any PushProvider)? = nil, fcm: (any PushProvider)? = nil, logger: Logger) {
+        self.apns = apns
+        self.fcm = fcm
+        self.unconfigured = LoggingPushProvider(logger: logger)
+    }
+
+    public func provider(for platform: Platform) -> any PushProvider {
+        switch platform {
+        case .ios, .iosSandbox: return apns ?? unconfigured
+        case .android: return fcm ?? unconfigured
+        }
+    }
+}
+
+/// The no-op provider: logs each push (token by prefix only, never content) and reports it failed,
+/// because nothing was sent.
+public struct LoggingPushProvider: PushProvider {
+    public let name = "none"
+    let logger: Logger
+
+    public init(logger: Logger) { self.logger = logger }
+
+    public func deliver(_ push: QueuedPush) async -> PushDelivery {
+        let service = push.platform == .android ? "FCM" : "APNs"
+        logger.debug(
+            "push not sent: no \(service) credentials configured",
+            metadata: [
+                "push": "\(push.id)", "sid": "\(push.sid.map(String.init) ?? "-")",
+                "platform": "\(push.platform.rawValue)", "token": "\(DeviceToken.logPrefix(push.deviceToken))",
+            ])
+        return .failed(reason: "no \(service) provider configured")
+    }
+}

@@ -1,0 +1,117 @@
+import HTTPTypes
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// `POST /v1/notifications` (a channel sends) and `GET /v1/users/{wallet}/feeds` (a recipient reads).
+enum NotificationRoutes {
+    static func register(on router: Router<HeraldRequestContext>, state: ServerState) {
+        router.on(RouteTable.notifications) { request, context in
+            try await postNotification(request, context: context, state: state)
+        }
+        router.on(RouteTable.feeds) { request, context in
+            try await getFeeds(request, context: context, state: state)
+        }
+    }
+
+    /// PROTOCOL §2.3 then §4.1: the envelope is verified (audience, time, signature) before its payload
+    /// is read, so that only an authenticated channel learns anything about payload rules; then the
+    /// channel must be known (`forbidden`), then the nonce unspent (`replayed`). `202` is sent once
+    /// items, outbox rows and nonce are committed.
+    static func postNotification(
+        _ request: Request, context: HeraldRequestContext, state: ServerState
+    ) async throws -> Response {
+        let body = try await RequestBody.readJSON(request, limit: state.configuration.notificationBodyLimit)
+        let now = state.clock()
+        let verified = try state.verified(body.readableBytesView, as: NotificationOperation.self, now: now)
+        let operation = verified.operation
+        let payload: NotificationPayload
+        do {
+            payload = try NotificationPayload.parse(operation.payload)
+        } catch {
+            state.metrics.recordRejection(error.code)
+            throw APIError(error)
+        }
+        let submission = NotificationSubmission(
+            channel: operation.channel, publicKey: verified.publicKey, payload: payload, nonce: operation.nonceValue,
+            nonceRetainedUntil: state.nonceRetention(expiresAt: operation.expiresAt), now: now,
+            epoch: state.millisecondClock())
+        let outcome = try await StoreCall.run(context) { try await state.store.submit(submission) }
+        switch outcome {
+        case .unknownChannel:
+            state.metrics.recordRejection(.forbidden)
+            throw APIError(.forbidden, "\(operation.channel) is not a channel on this server")
+        case .replayed:
+            state.metrics.recordRejection(.replayed)
+            throw APIError(.replayed, "this nonce was already used by \(operation.channel)")
+        case .accepted(let receipt):
+            state.metrics.recordNotification(type: payload.kind.rawValue, items: receipt.sids.count)
+            if receipt.pushes > 0 { state.pushWakeup.signal() }
+            context.logger.info(
+                "notification accepted",
+                metadata: [
+                    "channel": "\(operation.channel)", "type": "\(payload.kind.rawValue)",
+                    "recipients": "\(receipt.sids.count)", "spam": "\(receipt.spam)", "pushes": "\(receipt.pushes)",
+                ])
+            return JSONResponse.make(
+                .object([
+                    ("sid", .array(receipt.sids.map { .string(String($0)) })),
+                    ("recipients", .number(String(receipt.sids.count))), ("pushes", .number(String(receipt.pushes))),
+                ]),
+                status: .accepted)
+        }
+    }
+
+    static func getFeeds(_ request: Request, context: HeraldRequestContext, state: ServerState) async throws -> Response
+    {
+        let wallet = try PathParameter.wallet(context, "wallet")
+        _ = try await FeedAccessCheck.authorize(request, wallet: wallet, context: context, state: state)
+        let query = try FeedQuery(request)
+        let page = try await StoreCall.run(context) {
+            try await state.store.feed(
+                of: wallet, spam: query.spam, limit: query.limit, offset: (query.page - 1) * query.limit)
+        }
+        let feeds = page.entries.map { entry in
+            JSONValue.object([
+                ("payload_id", .number(String(entry.notification.sid))), ("sender", .string(entry.sender.checksummed)),
+                ("epoch", .string(String(entry.notification.epoch))), ("payload", entry.notification.json),
+            ])
+        }
+        return JSONResponse.make(.object([("feeds", .array(feeds)), ("itemcount", .number(String(page.total)))]))
+    }
+}
+
+/// `?page=1&limit=10&spam=false` (PROTOCOL §3): `page` ≥ 1, 1 ≤ `limit` ≤ 100, `spam` true or false;
+/// anything else is `bad_request`. Unknown parameters are ignored.
+struct FeedQuery {
+    static let maximumLimit = 100
+    /// Deep enough for any real feed, small enough that `page × limit` never overflows.
+    static let maximumPage = 1_000_000
+
+    var page = 1
+    var limit = 10
+    var spam = false
+
+    init(_ request: Request) throws {
+        let parameters = request.uri.queryParameters
+        if let text = parameters["page"] {
+            guard let value = Int(text), (1...Self.maximumPage).contains(value) else {
+                throw APIError(.badRequest, "page must be an integer from 1 to \(Self.maximumPage)")
+            }
+            page = value
+        }
+        if let text = parameters["limit"] {
+            guard let value = Int(text), (1...Self.maximumLimit).contains(value) else {
+                throw APIError(.badRequest, "limit must be an integer from 1 to \(Self.maximumLimit)")
+            }
+            limit = value
+        }
+        if let text = parameters["spam"] {
+            switch text {
+            case "true": spam = true
+            case "false": spam = false
+            default: throw APIError(.badRequest, "spam must be true or false")
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+public import HeraldCore
+
+/// One queued push of the durable outbox, with what its body is made from.
+public struct QueuedPush: Sendable, Hashable {
+    public let id: Int64
+    /// The feed item pushed; nil for a setup confirmation.
+    public let sid: Int64?
+    public let wallet: EthereumAddress
+    public let platform: Platform
+    public let deviceToken: String
+    /// Fixed when the push was queued and reused on every retry (APNs `apns-id`).
+    public let apnsID: [UInt8]
+    /// Unix seconds.
+    public let queuedAt: Int64
+    /// Sends tried so far.
+    public let attempts: Int
+    /// The §4.2 content, when the push is for a feed item.
+    public let notification: DeliveredNotification?
+
+    public init(
+        id: Int64, sid: Int64?, wallet: EthereumAddress, platform: Platform, deviceToken: String, apnsID: [UInt8],
+        queuedAt: Int64, attempts: Int, notification: DeliveredNotification?
+    ) {
+        self.id = id
+        self.sid = sid
+        self.wallet = wallet
+        self.platform = platform
+        self.deviceToken = deviceToken
+        self.apnsID = apnsID
+        self.queuedAt = queuedAt
+        self.attempts = attempts
+        self.notification = notification
+    }
+}
+
+/// What one delivery attempt did to a queued push.
+public struct PushAttemptResult: Sendable, Hashable {
+    public enum Disposition: Sendable, Hashable {
+        /// The provider accepted it: it is never sent again.
+        case sent
+        /// Try again at this Unix time (still queued).
+        case retry(at: Int64)
+        /// Given up: an answer that is not worth retrying, or too many attempts.
+        case failed
+        /// The device token is dead; the push is dropped.
+        case pruned
+    }
+
+    public let id: Int64
+    public let disposition: Disposition
+    /// Why it was not sent (no secrets, no full tokens).
+    public let error: String?
+
+    public init(id: Int64, disposition: Disposition, error: String? = nil) {
+        self.id = id
+        self.disposition = disposition
+        self.error = error
+    }
+
+    /// The outbox status this result leaves the push in.
+    public var status: String {
+        switch disposition {
+        case .sent: return "sent"
+        case .retry: return "queued"
+        case .failed: return "failed"
+        case .pruned: return "pruned"
+        }
+    }
+}

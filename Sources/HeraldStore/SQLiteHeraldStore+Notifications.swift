@@ -1,0 +1,119 @@
+import GRDB
+public import HeraldCore
+
+extension SQLiteHeraldStore {
+    public func submit(_ notification: NotificationSubmission) async throws -> NotificationOutcome {
+        guard case .notification(let outcome) = try await writer.submit(.notification(notification)) else {
+            throw StoreError("the writer answered a notification with another kind of outcome")
+        }
+        return outcome
+    }
+
+    public func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage {
+        try await pool.read { db in
+            let count = try RawStatement(db, "SELECT COUNT(*) FROM feed_items WHERE recipient = ? AND spam = ?")
+            count.bind(1, wallet.bytes)
+            count.bind(2, spam ? 1 : 0)
+            let total = Int(try count.integer() ?? 0)
+            guard total > offset else { return FeedPage(entries: [], total: total) }
+            let page = try RawStatement(
+                db,
+                """
+                SELECT f.sid, f.secret, \(DeliveredColumns.list), n.channel
+                FROM feed_items f JOIN notifications n ON n.id = f.notification
+                WHERE f.recipient = ? AND f.spam = ? ORDER BY f.sid DESC LIMIT ? OFFSET ?
+                """)
+            page.bind(1, wallet.bytes)
+            page.bind(2, spam ? 1 : 0)
+            page.bind(3, Int64(limit))
+            page.bind(4, Int64(offset))
+            let entries = try page.rows { row in
+                FeedEntry(
+                    sender: try EthereumAddress(bytes: row.blob(DeliveredColumns.count + 2)),
+                    notification: try DeliveredColumns.read(row, sid: row.integer(0), secret: row.text(1), from: 2))
+            }
+            return FeedPage(entries: entries, total: total)
+        }
+    }
+
+    public func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush] {
+        try await pool.read { db in
+            let due = try RawStatement(
+                db,
+                """
+                SELECT o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts,
+                       f.secret, \(DeliveredColumns.list)
+                FROM push_outbox o
+                LEFT JOIN feed_items f ON f.sid = o.sid
+                LEFT JOIN notifications n ON n.id = f.notification
+                WHERE o.status = 'queued' AND o.next_attempt_at <= ?
+                ORDER BY o.next_attempt_at, o.id LIMIT ?
+                """)
+            due.bind(1, now)
+            due.bind(2, Int64(limit))
+            return try due.rows { row in
+                guard let platform = Platform(rawValue: row.text(3)) else {
+                    throw StoreError("unknown platform in the push outbox")
+                }
+                let sid = row.isNull(1) ? nil : row.integer(1)
+                let notification =
+                    try sid.flatMap { sid in
+                        row.isNull(9) ? nil : try DeliveredColumns.read(row, sid: sid, secret: row.text(8), from: 9)
+                    }
+                return QueuedPush(
+                    id: row.integer(0), sid: sid, wallet: try EthereumAddress(bytes: row.blob(2)), platform: platform,
+                    deviceToken: row.text(4), apnsID: row.blob(5), queuedAt: row.integer(6),
+                    attempts: Int(row.integer(7)), notification: notification)
+            }
+        }
+    }
+
+    public func record(_ results: [PushAttemptResult]) async throws {
+        guard !results.isEmpty else { return }
+        try await pool.write { db in
+            for result in results {
+                let update = try RawStatement(
+                    db,
+                    """
+                    UPDATE push_outbox SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = ?
+                    WHERE id = ? AND status = 'queued'
+                    """)
+                update.bind(1, result.status)
+                if case .retry(let at) = result.disposition {
+                    update.bind(2, at)
+                } else {
+                    update.bind(2, Int64(0))
+                }
+                if let error = result.error { update.bind(3, error) }
+                update.bind(4, result.id)
+                try update.execute()
+            }
+        }
+    }
+
+    public func pushCounts() async throws -> [String: Int] {
+        try await pool.read { db in
+            let counts = try RawStatement(db, "SELECT status, COUNT(*) FROM push_outbox GROUP BY status")
+            return Dictionary(uniqueKeysWithValues: try counts.rows { ($0.text(0), Int($0.integer(1))) })
+        }
+    }
+}
+
+/// The `notifications` columns a §4.2 payload is made of, in one order for every query that reads it.
+enum DeliveredColumns {
+    static let list = "n.type, n.title, n.body, n.app, n.icon, n.url, n.asub, n.amsg, n.acta, n.aimg, n.epoch"
+    static let count: Int32 = 11
+
+    static func read(
+        _ row: RawStatement.Columns, sid: Int64, secret: String, from start: Int32
+    ) throws -> DeliveredNotification {
+        guard let kind = NotificationPayload.Kind(rawValue: String(row.integer(start))) else {
+            throw StoreError("unknown notification type in store")
+        }
+        return DeliveredNotification(
+            kind: kind, sid: sid, epoch: row.integer(start + 10), title: row.text(start + 1),
+            body: row.text(start + 2), app: row.text(start + 3), icon: row.text(start + 4), url: row.text(start + 5),
+            secret: secret, subject: row.text(start + 6), message: row.text(start + 7),
+            callToAction: row.text(start + 8), image: row.text(start + 9))
+    }
+}

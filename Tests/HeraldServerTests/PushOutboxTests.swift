@@ -1,0 +1,127 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import HummingbirdTesting
+import Logging
+import Synchronization
+import Testing
+
+@testable import HeraldServer
+
+/// A provider that records what it was handed and answers from a script.
+final class RecordingProvider: PushProvider {
+    let name = "recording"
+    private let answers: Mutex<[PushDelivery]>
+    private let received = Mutex<[QueuedPush]>([])
+
+    init(answers: [PushDelivery] = []) { self.answers = Mutex(answers) }
+
+    func deliver(_ push: QueuedPush) async -> PushDelivery {
+        received.withLock { $0.append(push) }
+        return answers.withLock { $0.isEmpty ? .sent : $0.removeFirst() }
+    }
+
+    var pushes: [QueuedPush] { received.withLock { $0 } }
+}
+
+@Suite struct PushOutboxTests {
+    typealias F = ServerFixture
+    typealias N = NotificationRouteTests
+
+    /// Sends one type-3 message to the registered subscriber, then runs `body` with the fixture.
+    func withQueuedPush(_ body: @Sendable @escaping (ServerState) async throws -> Void) async throws {
+        let fixture = try F()
+        try await fixture.state.store.saveChannel(
+            ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
+        try await fixture.test { client in
+            #expect(
+                try await client.post(
+                    try SubscriptionRouteTests.signed(SubscriptionRouteTests.subscription(nonce: 1)),
+                    uri: "/v1/subscriptions"
+                ).status == .ok)
+            #expect(try await client.post(try F.signed(F.binding(nonce: 2))).status == .ok)
+            let sent = try await client.post(
+                try N.notification(N.draft.targetedPayload(to: [F.key.address]), nonce: 3), uri: "/v1/notifications")
+            #expect(sent.json?["pushes"] == .number("1"))
+            try await body(fixture.state)
+        }
+    }
+
+    @Test func aQueuedPushIsDeliveredOnceWithItsContent() async throws {
+        try await withQueuedPush { state async throws in
+            let provider = RecordingProvider()
+            let service = PushOutboxService(
+                state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
+            #expect(try await state.store.pushCounts()["queued"] == 1)
+            #expect(try await service.drainOnce() == 1)
+            #expect(try await service.drainOnce() == 0)
+            let push = try #require(provider.pushes.first)
+            #expect(provider.pushes.count == 1)
+            #expect(push.platform == .ios && push.deviceToken == F.iosToken && push.wallet == F.key.address)
+            #expect(push.apnsID.count == 16)
+            #expect(push.notification?.message == N.draft.message)
+            #expect(push.notification?.kind == .targeted)
+            #expect(try await state.store.pushCounts() == ["sent": 1])
+        }
+    }
+
+    @Test func withoutAProviderTheLoggingOneDrainsAndFails() async throws {
+        try await withQueuedPush { state async throws in
+            let service = PushOutboxService(state: state, providers: PushProviders(logger: Logger(label: "test")))
+            #expect(try await service.drainOnce() == 1)
+            #expect(try await state.store.pushCounts() == ["failed": 1])
+        }
+    }
+
+    @Test func retryableAnswersWaitAndGiveUpAfterTheAttempts() async throws {
+        try await withQueuedPush { state async throws in
+            let provider = RecordingProvider(answers: [.retryable(reason: "HTTP 503", retryAfter: 5000)])
+            let service = PushOutboxService(
+                state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
+            #expect(try await service.drainOnce() == 1)
+            // Not due yet: Retry-After pushed it past the fixed clock.
+            #expect(try await service.drainOnce() == 0)
+            #expect(try await state.store.pushCounts() == ["queued": 1])
+            let due = try await state.store.duePushes(now: F.now + 6000, limit: 10)
+            #expect(due.first?.attempts == 1)
+        }
+    }
+
+    @Test func theRetryPolicyBacksOffHonoursRetryAfterAndStops() {
+        let policy = PushRetryPolicy(attempts: 3, maxAgeSeconds: 100)
+        func push(attempts: Int) -> QueuedPush {
+            QueuedPush(
+                id: 1, sid: 1, wallet: F.key.address, platform: .ios, deviceToken: F.iosToken, apnsID: [],
+                queuedAt: 0, attempts: attempts, notification: nil)
+        }
+        let busy = PushDelivery.retryable(reason: "HTTP 503", retryAfter: nil)
+        for _ in 0..<20 {
+            guard case .retry(let at) = policy.result(for: push(attempts: 0), busy, now: 10).disposition else {
+                Issue.record("a first 503 is retried")
+                return
+            }
+            #expect((11...12).contains(at), "base 1 s × (1 + jitter), rounded up")
+            guard case .retry(let later) = policy.result(for: push(attempts: 1), busy, now: 10).disposition else {
+                Issue.record("a second 503 is retried")
+                return
+            }
+            #expect((12...14).contains(later), "2 s × (1 + jitter)")
+        }
+        let told = policy.result(for: push(attempts: 0), .retryable(reason: "429", retryAfter: 50), now: 10)
+        #expect(told.disposition == .retry(at: 60))
+        #expect(policy.result(for: push(attempts: 2), busy, now: 10).disposition == .failed)
+        #expect(policy.result(for: push(attempts: 0), busy, now: 99).disposition == .failed, "past the maximum age")
+        #expect(policy.result(for: push(attempts: 0), .failed(reason: "400"), now: 10).disposition == .failed)
+        #expect(policy.result(for: push(attempts: 0), .sent, now: 10).disposition == .sent)
+    }
+
+    @Test func deadTokensArePrunedNotRetried() async throws {
+        try await withQueuedPush { state async throws in
+            let provider = RecordingProvider(answers: [.deadToken(reason: "410 Unregistered")])
+            let service = PushOutboxService(
+                state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
+            #expect(try await service.drainOnce() == 1)
+            #expect(try await state.store.pushCounts() == ["pruned": 1])
+        }
+    }
+}
