@@ -104,6 +104,15 @@ public final class InboxStore: Sendable {
         return try queue.read { db in try GRDB.Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.row) }
     }
 
+    /// Whether the wallet's cache holds the item with this sid (hidden or not).
+    public func contains(sid: Int64, wallet: EthereumAddress) throws -> Bool {
+        try queue.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM feed WHERE wallet = ? AND sid = ?)",
+                arguments: [wallet.checksummed, sid]) ?? false
+        }
+    }
+
     public func row(nid: Int64, wallet: EthereumAddress) throws -> Row? {
         try queue.read { db in
             try GRDB.Row.fetchOne(

@@ -10,7 +10,7 @@ struct HeraldCommand: AsyncParsableCommand {
         version: HeraldVersion.current,
         subcommands: [
             ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self, SubscribeCommand.self,
-            UnsubscribeCommand.self, SubscriptionsCommand.self, InboxCommand.self, WalletCommand.self,
+            UnsubscribeCommand.self, SubscriptionsCommand.self, SendCommand.self, InboxCommand.self, WalletCommand.self,
             BenchCommand.self,
         ]
     )

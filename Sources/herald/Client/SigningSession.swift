@@ -12,8 +12,12 @@ struct SigningSession {
     /// How long a signed operation stays valid: short, so a leaked one is soon useless.
     static let lifetime: Int64 = 300
 
-    static func open(global: GlobalOptions, server: String, acceptAudience: String?) async throws -> SigningSession {
-        let wallet = try global.selectWallet()
+    /// `wallet` names the keystore wallet when the command has its own option for it (`send
+    /// --channel-wallet`); otherwise `--wallet`, `HERALD_WALLET` or the only wallet.
+    static func open(
+        global: GlobalOptions, server: String, acceptAudience: String?, wallet selector: String? = nil
+    ) async throws -> SigningSession {
+        let wallet = try global.selectWallet(selector)
         let client = try HeraldHTTPClient(server: server)
         let info = try await client.info()
         try ServerTrust(home: global.homePath).check(server: client.server, info: info, acceptAudience: acceptAudience)

@@ -8,7 +8,8 @@ struct InboxCommand: AsyncParsableCommand {
         commandName: "inbox",
         abstract: "The local message cache ($HERALD_HOME/inbox.sqlite, the EPNS feed schema).",
         subcommands: [
-            InboxIngest.self, InboxList.self, InboxShow.self, InboxHide.self, InboxUnhide.self, InboxCount.self,
+            InboxSync.self, InboxIngest.self, InboxList.self, InboxShow.self, InboxHide.self, InboxUnhide.self,
+            InboxCount.self,
         ]
     )
 

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldInbox
+
+struct InboxSync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Pull new items from the server's feed into the cache (signed FeedAccess).",
+        discussion: """
+            Pages newest first and stops at the first item already cached. Every new item is checked \
+            (and a type 2 decrypted in memory, then discarded) before it is cached; one that fails is \
+            reported with its sid and left out. New items are written in one transaction: an \
+            interrupted sync caches nothing, and the next one fetches everything again.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: "Herald server URL.") var server: String
+    @Option(name: .long, help: "Accept this server audience when it differs from the one pinned.") var audience: String?
+    @Option(name: .customLong("page-size"), help: "Items per request (1–100).") var pageSize: Int = 100
+
+    func run() async throws {
+        guard (1...100).contains(pageSize) else { throw CLIError(.usage, "--page-size must be 1 to 100") }
+        let session = try await SigningSession.open(global: global, server: server, acceptAudience: audience)
+        let store = try InboxCommand.open(global)
+        var pull = FeedPull(session: session, store: store, pageSize: pageSize)
+        try await pull.run()
+        let added = try store.insert(pull.fresh, wallet: session.key.address)
+        pull.progress.finish()
+        if global.json {
+            print(
+                JSONValue.object([
+                    ("added", .number(String(added))), ("skipped", .number(String(pull.skipped))),
+                    ("fetched", .number(String(pull.fetched))),
+                ]).jsonText)
+        } else {
+            let skippedText = pull.skipped > 0 ? ", \(pull.skipped) skipped (see above)" : ""
+            print("synced \(session.key.address): \(added) new item(s)\(skippedText)")
+        }
+    }
+}
+
+/// Pages through `GET /v1/users/{wallet}/feeds` until an item already cached or the end.
+struct FeedPull {
+    let session: SigningSession
+    let store: InboxStore
+    let pageSize: Int
+    private(set) var fresh: [FeedItem] = []
+    private(set) var skipped = 0
+    private(set) var fetched = 0
+    var progress = SyncProgress()
+    private var authorization: (header: String, until: Date)?
+
+    init(session: SigningSession, store: InboxStore, pageSize: Int) {
+        self.session = session
+        self.store = store
+        self.pageSize = pageSize
+    }
+
+    mutating func run() async throws {
+        var seen = Set<Int64>()
+        var page = 1
+        while true {
+            let answer = try await session.client.send(
+                method: .GET,
+                path: "/v1/users/\(session.key.address.checksummed)/feeds?page=\(page)&limit=\(pageSize)&spam=false",
+                body: nil, headers: [("Authorization", try header())])
+            guard case .array(let items)? = answer["feeds"] else {
+                throw CLIError(.unreachable, "the server answered feeds without a list")
+            }
+            let total = answer["itemcount"].flatMap { value -> Int? in
+                if case .number(let text) = value { return Int(text) }
+                return nil
+            }
+            for entry in items {
+                fetched += 1
+                guard case .number(let sidText)? = entry["payload_id"], let sid = Int64(sidText) else {
+                    report("an item without a payload_id", "it cannot be cached")
+                    continue
+                }
+                if try store.contains(sid: sid, wallet: session.key.address) { return }
+                // Paging while new items arrive can show an item twice; it is cached once.
+                guard seen.insert(sid).inserted else { continue }
+                if let item = check(entry, sid: sid) { fresh.append(item) }
+            }
+            progress.show(fetched: fetched, total: total)
+            if items.count < pageSize { return }
+            page += 1
+        }
+    }
+
+    /// The item if it is valid and, for type 2, decrypts with this wallet's key (plaintext discarded).
+    private mutating func check(_ entry: JSONValue, sid: Int64) -> FeedItem? {
+        let item: FeedItem
+        do {
+            item = try FeedItem.parse(push: entry["payload"] ?? .null)
+        } catch {
+            report("sid \(sid)", error.description)
+            return nil
+        }
+        guard item.sid == sid else {
+            report("sid \(sid)", "its payload names sid \(item.sid)")
+            return nil
+        }
+        if item.type == 2 {
+            do {
+                _ = try item.decrypted(with: session.key)
+            } catch {
+                report("sid \(sid)", "does not decrypt with this wallet's key: \(error.reason)")
+                return nil
+            }
+        }
+        return item
+    }
+
+    private mutating func report(_ what: String, _ why: String) {
+        skipped += 1
+        progress.interrupt()
+        Terminal.printWarning("skipped \(what): \(why)")
+    }
+
+    /// A FeedAccess header, signed again shortly before the last one expires (long syncs).
+    private mutating func header() throws -> String {
+        if let authorization, authorization.until > Date() { return authorization.header }
+        let header = try session.feedAccessHeader()
+        authorization = (header, Date().addingTimeInterval(Double(SigningSession.lifetime) / 2))
+        return header
+    }
+}
+
+/// One progress line on stderr, rewritten in place when stderr is a terminal; only for syncs of more
+/// than one page.
+struct SyncProgress {
+    private var shown = false
+    private let interactive = isatty(STDERR_FILENO) == 1
+
+    mutating func show(fetched: Int, total: Int?) {
+        guard interactive, shown || total.map({ $0 > fetched }) == true else { return }
+        shown = true
+        let of = total.map { " of \($0)" } ?? ""
+        FileHandle.standardError.write(Data("\rfetched \(fetched)\(of) items…".utf8))
+    }
+
+    mutating func interrupt() {
+        guard shown else { return }
+        FileHandle.standardError.write(Data("\n".utf8))
+        shown = false
+    }
+
+    mutating func finish() { interrupt() }
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a notification as a channel: broadcast (type 1), to recipients (3, 4) or secret (2).",
+        discussion: """
+            --title/--body fill the visible notification; the subject and message default to them. With \
+            --secret the message is type 2: each recipient's public key is fetched from the server, a \
+            fresh 15-character secret is encrypted to each (ECIES) and the fields with it (CryptoJS AES), \
+            and the visible text is generic. A recipient without a published key stops the send (exit 3).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .customLong("channel-wallet"), help: "The channel's keystore wallet (name or address).")
+    var channelWallet: String?
+    @Option(name: .long, help: "Herald server URL.") var server: String
+    @Option(
+        name: .customLong("to"), parsing: .upToNextOption, help: "Recipient addresses (type 3 for one, 4 for several).")
+    var recipients: [String] = []
+    @Flag(name: .long, help: "Send to every subscriber of the channel (type 1).") var broadcast = false
+    @Option(name: .long, help: "Visible title (at most 80 characters).") var title: String
+    @Option(name: .long, help: "Visible body (at most 256 characters).") var body: String
+    @Option(name: .long, help: "Subject (asub; default: the title).") var subject: String?
+    @Option(name: .long, help: "Message (amsg; default: the body).") var message: String?
+    @Option(name: .long, help: "Call-to-action URL (acta).") var cta: String = ""
+    @Option(name: .long, help: "Image URL (aimg).") var image: String = ""
+    @Flag(name: .long, help: "Encrypt to each recipient (type 2).") var secret = false
+    @Option(name: .long, help: "Signature scheme: eip712 or eip191.") var scheme: String = "eip712"
+    @Option(name: .long, help: "Accept this server audience when it differs from the one pinned.") var audience: String?
+
+    func run() async throws {
+        let addresses = try recipients.map { try EthereumAddress.argument($0, what: "a recipient address") }
+        guard broadcast != !addresses.isEmpty else { throw CLIError(.usage, "give --to ADDRESS… or --broadcast") }
+        if secret && broadcast {
+            throw CLIError(.usage, "--secret needs --to: a secret message is encrypted to named recipients")
+        }
+        guard let signatureScheme = SignatureScheme(rawValue: scheme) else {
+            throw CLIError(.usage, "--scheme must be eip712 or eip191")
+        }
+        let draft = NotificationDraft(
+            title: title, body: body, subject: subject ?? title, message: message ?? body, callToAction: cta,
+            image: image)
+        // Keys first: a recipient without one stops the send before the passphrase is asked.
+        let keys = secret ? try await Self.publicKeys(of: addresses, server: server) : []
+        let payload = try Self.compose(draft, to: addresses, keys: keys)
+        let session = try await SigningSession.open(
+            global: global, server: server, acceptAudience: audience, wallet: channelWallet)
+        let (issuedAt, expiresAt) = session.window
+        let operation = NotificationOperation(
+            channel: session.key.address, payload: payload, audience: session.info.audience,
+            nonce: SigningSession.randomNonce(), issuedAt: issuedAt, expiresAt: expiresAt)
+        let answer = try await session.client.post(
+            "/v1/notifications", json: session.sign(operation, scheme: signatureScheme).jsonText)
+        if global.json {
+            print(answer.jsonText)
+            return
+        }
+        let sids =
+            answer["sid"].flatMap { value -> [String]? in
+                guard case .array(let items) = value else { return nil }
+                return items.compactMap(\.stringValue)
+            } ?? []
+        let recipientsText = Self.number(answer["recipients"])
+        let pushesText = Self.number(answer["pushes"])
+        let range = sids.count > 1 ? "sids \(sids.first ?? "")–\(sids.last ?? "")" : "sid \(sids.first ?? "-")"
+        print("sent to \(recipientsText) recipient(s), \(pushesText) push(es) queued; \(range)")
+    }
+
+    /// The §4.1 payload, checked locally against the limits the server applies (exit 65 if over).
+    static func compose(
+        _ draft: NotificationDraft, to addresses: [EthereumAddress], keys: [(EthereumAddress, PublicKey)]
+    ) throws -> String {
+        let payload: String
+        if !keys.isEmpty {
+            do {
+                payload = try draft.secretPayload(to: keys.map { (address: $0.0, publicKey: $0.1) })
+            } catch {
+                throw CLIError(.unexpected, "cannot encrypt the message: \(error.reason)")
+            }
+        } else if addresses.isEmpty {
+            payload = draft.broadcastPayload()
+        } else {
+            payload = draft.targetedPayload(to: addresses)
+        }
+        do {
+            _ = try NotificationPayload.parse(payload)
+        } catch {
+            throw CLIError(.badInput, "\(error.code.rawValue): \(error.message)")
+        }
+        return payload
+    }
+
+    /// Each recipient's published key, checked against its address. No key: exit 3, nothing sent; a
+    /// key of another address (a lying or broken server): exit 1, nothing sent.
+    static func publicKeys(
+        of addresses: [EthereumAddress], server: String
+    ) async throws -> [(EthereumAddress, PublicKey)] {
+        let client = try HeraldHTTPClient(server: server)
+        var keys: [(EthereumAddress, PublicKey)] = []
+        for address in addresses {
+            let answer: JSONValue
+            do {
+                answer = try await client.send(method: .GET, path: "/v1/users/\(address.checksummed)/pubkey", body: nil)
+            } catch let error as CLIError where error.code == .refused {
+                throw CLIError(
+                    .refused,
+                    "recipient \(address) has no known public key (it has not signed anything on this server): nothing sent"
+                )
+            }
+            guard let hex = answer["publicKey"]?.stringValue, let key = try? PublicKey(hex: hex) else {
+                throw CLIError(.unexpected, "the server answered an unreadable public key for \(address): nothing sent")
+            }
+            guard key.address == address else {
+                throw CLIError(
+                    .unexpected,
+                    "the server published for \(address) a key of \(key.address): refusing to encrypt to it, nothing sent"
+                )
+            }
+            keys.append((address, key))
+        }
+        return keys
+    }
+
+    private static func number(_ value: JSONValue?) -> String {
+        if case .number(let text)? = value { return text }
+        return "?"
+    }
+}
