@@ -16,6 +16,23 @@ public struct FeedItem: Sendable, Hashable {
     /// Milliseconds.
     public var epoch: Int64
 
+    public init(
+        sid: Int64, type: Int, app: String, icon: String, url: String, secret: String, subject: String,
+        message: String, callToAction: String, image: String, epoch: Int64
+    ) {
+        self.sid = sid
+        self.type = type
+        self.app = app
+        self.icon = icon
+        self.url = url
+        self.secret = secret
+        self.subject = subject
+        self.message = message
+        self.callToAction = callToAction
+        self.image = image
+        self.epoch = epoch
+    }
+
     /// Reads a push as APNs or FCM delivers it, or the bare §4.2 object: `{"notification","data"}`,
     /// `{"aps": …, …data}` or `{"message": {"data": …}}`. Every `data` value must be a string.
     public static func parse(push json: JSONValue) throws(InboxError) -> FeedItem {

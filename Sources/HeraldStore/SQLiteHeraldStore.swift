@@ -73,14 +73,15 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? {
-        // A synchronous point read (tens of microseconds) on the caller's thread: cheaper than
-        // hopping to a reader queue and back for so little work.
-        guard let data = try readPublicKey(wallet) else { return nil }
+        guard let data = try await readPublicKey(wallet) else { return nil }
         do { return try PublicKey(bytes: Array(data)) } catch { throw StoreError("stored public key is damaged") }
     }
 
-    private func readPublicKey(_ wallet: EthereumAddress) throws -> Data? {
-        try pool.read { db in
+    /// Always the asynchronous read: a synchronous one would block a thread of the server's executor
+    /// while it waits for a reader, and with every executor thread so blocked, the async reads holding
+    /// the readers could never resume to release them (seen as a hang under feed load).
+    private func readPublicKey(_ wallet: EthereumAddress) async throws -> Data? {
+        try await pool.read { db in
             try Data.fetchOne(
                 db, sql: "SELECT public_key FROM wallet_keys WHERE wallet = ?", arguments: [Data(wallet.bytes)])
         }
@@ -140,12 +141,20 @@ public final class SQLiteHeraldStore: HeraldStore {
         }
     }
 
+    /// Every feed read remembers its signer's key, so the common case must not write: a wallet whose key
+    /// is known (cached, or found by a point read) costs no transaction and no fsync.
     public func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws {
+        if writer.knownKeys.contains(wallet) { return }
+        if try await readPublicKey(wallet) != nil {
+            writer.knownKeys.insert([wallet])
+            return
+        }
         try await pool.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)",
                 arguments: [Data(wallet.bytes), Data(key.uncompressed), now])
         }
+        writer.knownKeys.insert([wallet])
     }
 
     public func saveChannel(_ channel: ChannelRecord) async throws {

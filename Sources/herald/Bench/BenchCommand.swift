@@ -4,6 +4,9 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks that print figures (build with -c release for meaningful numbers).",
-        subcommands: [CryptoBenchCommand.self, RegisterBenchCommand.self, StoreBenchCommand.self]
+        subcommands: [
+            CryptoBenchCommand.self, RegisterBenchCommand.self, StoreBenchCommand.self, BroadcastBenchCommand.self,
+            FeedsBenchCommand.self, InboxBenchCommand.self,
+        ]
     )
 }
