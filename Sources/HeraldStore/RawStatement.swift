@@ -38,14 +38,20 @@ struct RawStatement {
         sqlite3_bind_int64(statement, index, value)
     }
 
+    // Every run ends with a reset: a statement left active (a row read but not stepped past, or even
+    // done but not reset) keeps its connection's read snapshot open, and a reader connection would
+    // then serve that old snapshot to every later read (seen as a feed that did not show new items).
+
     /// Runs a statement that returns no rows.
     func execute() throws {
+        defer { sqlite3_reset(statement) }
         let result = sqlite3_step(statement)
         guard result == SQLITE_DONE else { throw failure(result) }
     }
 
     /// Runs a statement and returns the first column of its first row as an integer, if any.
     func integer() throws -> Int64? {
+        defer { sqlite3_reset(statement) }
         let result = sqlite3_step(statement)
         switch result {
         case SQLITE_ROW: return sqlite3_column_int64(statement, 0)
@@ -62,6 +68,7 @@ struct RawStatement {
 
     /// Runs a query and maps each row (columns read through ``Columns``).
     func rows<T>(_ map: (Columns) throws -> T) throws -> [T] {
+        defer { sqlite3_reset(statement) }
         var result: [T] = []
         while true {
             let code = sqlite3_step(statement)

@@ -16,7 +16,7 @@ import Testing
         func send(_ payload: String) async throws {
             let operation = NotificationOperation(
                 channel: InboxSyncTests.channelKey.address, payload: payload, audience: "herald-test",
-                nonce: UInt256(bigEndian: SecureRandom.bytes(16)),
+                nonce: try UInt256(bigEndian: SecureRandom.bytes(16)),
                 issuedAt: UInt256(UInt64(Date().timeIntervalSince1970) - 5),
                 expiresAt: UInt256(UInt64(Date().timeIntervalSince1970) + 120))
             let body = try operation.signed(
@@ -62,7 +62,7 @@ import Testing
             try await setup.send(NotificationDraft(title: "m\(index)", body: "b").targetedPayload(to: [setup.address]))
         }
         let second = try setup.sync(["--page-size", "5", "--json"])
-        #expect(second.stdout.contains(#""added":3"#), "\(second.stdout)")
+        #expect(second.stdout.contains(#""added":3"#), "\(second.stdout) \(second.stderr)")
         #expect(second.stdout.contains(#""fetched":4"#), "stops at the first cached sid: \(second.stdout)")
         #expect(try setup.subscriber.run(["inbox", "count"]).stdout == "26\n")
         // Newest first, as sent.

@@ -9,13 +9,13 @@ import Testing
     static let channel = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 
     static func subscriber(_ index: Int) -> PrivateKey {
-        try! PrivateKey(bytes: Array(repeating: 0, count: 30) + [UInt8(index >> 8), UInt8(index & 0xff) | 1])
+        try! PrivateKey(bytes: Array(repeating: 0, count: 30) + [UInt8((index + 1) >> 8), UInt8((index + 1) & 0xff)])
     }
 
     static func submission(_ payload: String, nonce: UInt64, epoch: Int64 = 5_000) throws -> NotificationSubmission {
         NotificationSubmission(
             channel: channel.address, publicKey: channel.publicKey, payload: try NotificationPayload.parse(payload),
-            nonce: UInt256(nonce), nonceRetainedUntil: 10_000, now: 1_000, epoch: epoch)
+            nonce: UInt256(nonce), nonceRetainedUntil: 4_000_000_000, now: 1_000, epoch: epoch)
     }
 
     /// A channel with `count` subscribers, each with one iOS binding.
@@ -28,7 +28,7 @@ import Testing
             _ = try await temp.store.apply(
                 SubscriptionChange(
                     action: .subscribe, channel: channel.address, subscriber: key.address, publicKey: key.publicKey,
-                    nonce: 1, nonceRetainedUntil: 10_000, now: 900))
+                    nonce: UInt256(1), nonceRetainedUntil: 10_000, now: 900))
             _ = try await temp.store.apply(Fixtures.change(key: key, token: Fixtures.token(index), nonce: 2))
         }
         return temp
@@ -119,5 +119,23 @@ import Testing
         #expect(try await temp.store.removeChannel(Self.channel.address))
         #expect(try await temp.store.submit(Self.submission(draft.broadcastPayload(), nonce: 2)) == .unknownChannel)
         #expect(try await temp.store.feed(of: Self.subscriber(0).address, spam: false, limit: 10, offset: 0).total == 1)
+    }
+
+    /// Reads must see every commit made before them: a statement left active on a reader connection
+    /// once pinned that reader to an old snapshot.
+    @Test func everyReadSeesTheLatestCommit() async throws {
+        let temp = try await Self.seeded(1)
+        defer { Task { await temp.cleanUp() } }
+        let wallet = Self.subscriber(0).address
+        for round in 1...6 {
+            _ = try await temp.store.submit(
+                Self.submission(
+                    NotificationDraft(title: "r\(round)", body: "b").broadcastPayload(), nonce: UInt64(round)))
+            let page = try await temp.store.feed(of: wallet, spam: false, limit: 1, offset: 0)
+            #expect(page.total == round)
+            #expect(page.entries.first?.notification.title == "r\(round)")
+            #expect(try await temp.store.pushCounts()["queued"] == round)
+            #expect(try await temp.store.duePushes(now: 1_000, limit: 100).count == round)
+        }
     }
 }

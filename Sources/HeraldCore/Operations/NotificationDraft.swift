@@ -9,14 +9,16 @@ public struct NotificationDraft: Sendable, Hashable {
     public var callToAction: String
     public var image: String
 
+    /// `subject` and `message` (what an inbox shows: the cache keeps no title or body) default to the
+    /// title and body.
     public init(
-        title: String, body: String, subject: String = "", message: String = "", callToAction: String = "",
+        title: String, body: String, subject: String? = nil, message: String? = nil, callToAction: String = "",
         image: String = ""
     ) {
         self.title = title
         self.body = body
-        self.subject = subject
-        self.message = message
+        self.subject = subject ?? title
+        self.message = message ?? body
         self.callToAction = callToAction
         self.image = image
     }

@@ -42,7 +42,7 @@ struct SendCommand: AsyncParsableCommand {
             throw CLIError(.usage, "--scheme must be eip712 or eip191")
         }
         let draft = NotificationDraft(
-            title: title, body: body, subject: subject ?? title, message: message ?? body, callToAction: cta,
+            title: title, body: body, subject: subject, message: message, callToAction: cta,
             image: image)
         // Keys first: a recipient without one stops the send before the passphrase is asked.
         let keys = secret ? try await Self.publicKeys(of: addresses, server: server) : []
