@@ -15,11 +15,14 @@ public struct FeedItem: Sendable, Hashable {
     public var image: String
     /// Milliseconds.
     public var epoch: Int64
+    /// The sending channel, when known: a feed entry names it (`sender`), a push does not.
+    public var sender: EthereumAddress?
 
     public init(
         sid: Int64, type: Int, app: String, icon: String, url: String, secret: String, subject: String,
-        message: String, callToAction: String, image: String, epoch: Int64
+        message: String, callToAction: String, image: String, epoch: Int64, sender: EthereumAddress? = nil
     ) {
+        self.sender = sender
         self.sid = sid
         self.type = type
         self.app = app

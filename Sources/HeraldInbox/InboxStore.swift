@@ -30,6 +30,13 @@ public final class InboxStore: Sendable {
         CREATE INDEX feed_by_wallet_epoch ON feed (wallet, epoch DESC, nid DESC);
         """
 
+    /// An extra column after the §6 ones (which §6 allows): the sending channel's EIP-55 address,
+    /// known for items pulled from the feed, NULL for items that arrived as pushes.
+    public static let channelSQL = """
+        ALTER TABLE feed ADD COLUMN channel TEXT;
+        CREATE INDEX feed_by_wallet_channel ON feed (wallet, channel, epoch DESC, nid DESC);
+        """
+
     public init(path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
@@ -38,6 +45,7 @@ public final class InboxStore: Sendable {
         queue = try DatabaseQueue(path: path)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("0001_feed") { db in try db.execute(sql: Self.feedSQL) }
+        migrator.registerMigration("0002_channel") { db in try db.execute(sql: Self.channelSQL) }
         try migrator.migrate(queue)
     }
 
@@ -61,12 +69,13 @@ public final class InboxStore: Sendable {
             for item in items {
                 try db.execute(
                     sql: """
-                        INSERT OR IGNORE INTO feed (sid, type, app, icon, url, secret, asub, amsg, acta, aimg, epoch, wallet)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT OR IGNORE INTO feed
+                          (sid, type, app, icon, url, secret, asub, amsg, acta, aimg, epoch, wallet, channel)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         item.sid, item.type, item.app, item.icon, item.url, item.secret, item.subject, item.message,
-                        item.callToAction, item.image, item.epoch, wallet.checksummed,
+                        item.callToAction, item.image, item.epoch, wallet.checksummed, item.sender?.checksummed,
                     ])
                 added += db.changesCount
             }
@@ -87,17 +96,30 @@ public final class InboxStore: Sendable {
         }
     }
 
+    /// Which channel's items: by address (items pulled from the feed) or by app name (any item).
+    public enum ChannelFilter: Sendable, Hashable {
+        case address(EthereumAddress)
+        case app(String)
+    }
+
     /// Newest first (`ORDER BY epoch DESC, nid DESC`).
     public func list(
-        wallet: EthereumAddress, visibility: Visibility = .visible, app: String? = nil, limit: Int?, offset: Int = 0
+        wallet: EthereumAddress, visibility: Visibility = .visible, channel: ChannelFilter? = nil, limit: Int?,
+        offset: Int = 0
     )
         throws -> [Row]
     {
         var arguments: StatementArguments = [wallet.checksummed]
         var condition = "wallet = ?" + visibility.condition
-        if let app {
+        switch channel {
+        case .address(let address):
+            condition += " AND channel = ?"
+            arguments += [address.checksummed]
+        case .app(let app):
             condition += " AND app = ?"
             arguments += [app]
+        case nil:
+            break
         }
         let sql = "SELECT * FROM feed WHERE \(condition) ORDER BY epoch DESC, nid DESC LIMIT ? OFFSET ?"
         arguments += [limit ?? -1, offset]
@@ -165,7 +187,8 @@ public final class InboxStore: Sendable {
                 sid: row["sid"] ?? 0, type: row["type"], app: row["app"], icon: row["icon"], url: row["url"],
                 secret: row["secret"] ?? "", subject: row["asub"] ?? "", message: row["amsg"],
                 callToAction: row["acta"] ?? "",
-                image: row["aimg"] ?? "", epoch: row["epoch"]),
+                image: row["aimg"] ?? "", epoch: row["epoch"],
+                sender: (row["channel"] as String?).flatMap { try? EthereumAddress(parsing: $0) }),
             hidden: (row["hidden"] as Int) == 1, wallet: row["wallet"])
     }
 }

@@ -68,6 +68,18 @@ import Testing
         // Newest first, as sent.
         let listed = try setup.subscriber.run(["inbox", "list", "--limit", "2"])
         #expect(listed.stdout.split(separator: "\n").map { $0.contains("m25") } == [true, false])
+        // Synced items know their channel (an extra column after the §6 ones).
+        let byChannel = try setup.subscriber.run([
+            "inbox", "list", "--all", "--channel", Self.channelKey.address.checksummed,
+        ])
+        #expect(byChannel.stdout.split(separator: "\n").count == 26)
+        let other = try setup.subscriber.run([
+            "inbox", "list", "--channel", "0x3f243FdacE01Cfd9719f7359c94BA11361f32471",
+        ])
+        #expect(other.stdout == "no items\n")
+        #expect(
+            try setup.subscriber.run(["inbox", "list", "--channel", "Bot", "--limit", "1", "--json"]).stdout.contains(
+                #""channel":"\#(Self.channelKey.address.checksummed)""#))
     }
 
     @Test func anItemThatFailsItsChecksIsReportedAndTheRestGoIn() async throws {

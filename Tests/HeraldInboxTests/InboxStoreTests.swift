@@ -27,6 +27,8 @@ import Testing
             ("icon", "TEXT", true), ("url", "TEXT", true), ("appbot", "INTEGER", true), ("secret", "TEXT", false),
             ("asub", "TEXT", false), ("amsg", "TEXT", true), ("acta", "TEXT", false), ("aimg", "TEXT", false),
             ("hidden", "INTEGER", true), ("epoch", "INTEGER", true), ("wallet", "TEXT", true),
+            // Extra columns follow the §6 ones (allowed): the sender, known for synced items.
+            ("channel", "TEXT", false),
         ]
         #expect(columns.count == expected.count)
         for (column, want) in zip(columns, expected) {

@@ -34,6 +34,7 @@ struct InboxRowJSON {
             ("acta", .string(item.callToAction)), ("aimg", .string(item.image)),
             ("hidden", .number(row.hidden ? "1" : "0")),
             ("epoch", .number(String(item.epoch))), ("wallet", .string(row.wallet)),
+            ("channel", item.sender.map { .string($0.checksummed) } ?? .null),
         ]
         if let decrypted { members.append(("decrypted", .bool(decrypted))) }
         return .object(members)
@@ -83,14 +84,18 @@ struct InboxList: AsyncParsableCommand {
     @Option(name: .long, help: "Skip this many rows.") var offset: Int = 0
     @Flag(name: .long, help: "Every row, hidden ones included, no limit.") var all = false
     @Flag(name: .long, help: "Hidden rows only.") var hidden = false
-    @Option(name: .long, help: "Only this channel's items (by its app name).") var channel: String?
+    @Option(
+        name: .long,
+        help: "Only this channel's items: its address (items from `inbox sync`) or its app name (any item).")
+    var channel: String?
     @Flag(name: .long, help: "Decrypt type-2 items in memory (asks for the passphrase once).") var decrypt = false
 
     func run() async throws {
         guard limit >= 0, offset >= 0 else { throw CLIError(.usage, "--limit and --offset must be ≥ 0") }
         let wallet = try global.selectWallet()
         let rows = try InboxCommand.open(global).list(
-            wallet: wallet.address, visibility: all ? .all : hidden ? .hidden : .visible, app: channel,
+            wallet: wallet.address, visibility: all ? .all : hidden ? .hidden : .visible,
+            channel: channel.map { text in (try? EthereumAddress(parsing: text)).map { .address($0) } ?? .app(text) },
             limit: all ? nil : limit, offset: offset)
         let key = decrypt && rows.contains { $0.item.type == 2 } ? try unlock(wallet) : nil
         let shown = rows.map { row -> (InboxStore.Row, Bool) in

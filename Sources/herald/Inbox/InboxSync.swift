@@ -91,13 +91,14 @@ struct FeedPull {
 
     /// The item if it is valid and, for type 2, decrypts with this wallet's key (plaintext discarded).
     private mutating func check(_ entry: JSONValue, sid: Int64) -> FeedItem? {
-        let item: FeedItem
+        var item: FeedItem
         do {
             item = try FeedItem.parse(push: entry["payload"] ?? .null)
         } catch {
             report("sid \(sid)", error.description)
             return nil
         }
+        item.sender = entry["sender"]?.stringValue.flatMap { try? EthereumAddress(parsing: $0) }
         guard item.sid == sid else {
             report("sid \(sid)", "its payload names sid \(item.sid)")
             return nil
