@@ -5,11 +5,13 @@ Usage: eth_account_interop.py HERALD_BINARY
 
 Keystores: every check drives the real binary in a throwaway --home and compares with
 eth-account. Signed operations: one `herald serve` on a free port and a throwaway database
-must accept DeviceBinding operations that eth-account signed (EIP-712 and EIP-191).
+must accept DeviceBinding, Subscription, Notification and FeedAccess operations that eth-account
+signed (EIP-712 and EIP-191).
 Prints one line per check, then `N passed, M failed`; exits 1 if anything failed.
 Needs eth-account only (scripts/interop/run.sh installs it in a temporary venv).
 """
 
+import base64
 import json
 import os
 import queue
@@ -62,6 +64,29 @@ EIP712_TYPES = {
         {"name": "deviceToken", "type": "string"},
         {"name": "audience", "type": "string"},
         {"name": "nonce", "type": "uint256"},
+        {"name": "issuedAt", "type": "uint256"},
+        {"name": "expiresAt", "type": "uint256"},
+    ],
+    "Subscription": [
+        {"name": "action", "type": "string"},
+        {"name": "channel", "type": "address"},
+        {"name": "subscriber", "type": "address"},
+        {"name": "audience", "type": "string"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "issuedAt", "type": "uint256"},
+        {"name": "expiresAt", "type": "uint256"},
+    ],
+    "Notification": [
+        {"name": "channel", "type": "address"},
+        {"name": "payload", "type": "string"},
+        {"name": "audience", "type": "string"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "issuedAt", "type": "uint256"},
+        {"name": "expiresAt", "type": "uint256"},
+    ],
+    "FeedAccess": [
+        {"name": "wallet", "type": "address"},
+        {"name": "audience", "type": "string"},
         {"name": "issuedAt", "type": "uint256"},
         {"name": "expiresAt", "type": "uint256"},
     ],
@@ -230,10 +255,10 @@ class Server:
             self.process.kill()
             self.process.wait()
 
-    def request(self, method, path, body=None):
+    def request(self, method, path, body=None, headers=None):
         """Returns (status, JSON body); an HTTP error status is an answer, not an exception."""
         data = None if body is None else json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(self.url() + path, data=data, method=method)
+        request = urllib.request.Request(self.url() + path, data=data, method=method, headers=headers or {})
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:
@@ -468,10 +493,10 @@ def device_binding(account, action, token, nonce=None):
     }
 
 
-def eip191_text(message):
-    """PROTOCOL.md §2.2: `Herald DeviceBinding`, then one `name: value` line per field in type order."""
-    lines = ["Herald DeviceBinding"]
-    for field in EIP712_TYPES["DeviceBinding"]:
+def eip191_text(message, primary="DeviceBinding"):
+    """PROTOCOL.md §2.2: `Herald <PrimaryType>`, then one `name: value` line per field in type order."""
+    lines = [f"Herald {primary}"]
+    for field in EIP712_TYPES[primary]:
         value = message[field["name"]]
         if field["type"] == "address":
             value = to_checksum_address(value)
@@ -480,20 +505,22 @@ def eip191_text(message):
     return "\n".join(lines)
 
 
-def sign(account, message, scheme):
+def sign(account, message, scheme, primary="DeviceBinding"):
     if scheme == "eip712":
+        # Only the primary type and the domain: eth-account rejects types the message does not use.
+        types = {"EIP712Domain": EIP712_TYPES["EIP712Domain"], primary: EIP712_TYPES[primary]}
         signable = encode_typed_data(
-            full_message={"types": EIP712_TYPES, "primaryType": "DeviceBinding", "domain": DOMAIN, "message": message}
+            full_message={"types": types, "primaryType": primary, "domain": DOMAIN, "message": message}
         )
     else:
-        signable = encode_defunct(text=eip191_text(message))
+        signable = encode_defunct(text=eip191_text(message, primary))
     return "0x" + bytes(account.sign_message(signable).signature).hex()
 
 
-def envelope(account, message, scheme, signer=None):
+def envelope(account, message, scheme, signer=None, primary="DeviceBinding"):
     """The wire envelope: uint256 nonce as a decimal string, the times as JSON integers."""
-    wire = dict(message, nonce=str(message["nonce"]))
-    return {"scheme": scheme, "message": wire, "signature": sign(signer or account, message, scheme)}
+    wire = dict(message, nonce=str(message["nonce"])) if "nonce" in message else dict(message)
+    return {"scheme": scheme, "message": wire, "signature": sign(signer or account, message, scheme, primary)}
 
 
 def check_serve_info(herald, scratch):
@@ -563,6 +590,73 @@ def check_serve_signature_mismatch(herald, scratch):
     return "401 signature_mismatch; the wallet's public key is unchanged"
 
 
+def window():
+    now = int(time.time())
+    return now - 5, now + 300
+
+
+def notification(channel, payload):
+    issued, expires = window()
+    return {
+        "channel": channel.address, "payload": json.dumps(payload, separators=(",", ":")), "audience": AUDIENCE,
+        "nonce": secrets.randbits(128), "issuedAt": issued, "expiresAt": expires,
+    }
+
+
+def feed_access_header(account):
+    """`Authorization: Herald <base64url, no padding, of the FeedAccess envelope>` (PROTOCOL §3)."""
+    issued, expires = window()
+    message = {"wallet": account.address, "audience": AUDIENCE, "issuedAt": issued, "expiresAt": expires}
+    body = json.dumps(envelope(account, message, "eip712", primary="FeedAccess")).encode("utf-8")
+    return "Herald " + base64.urlsafe_b64encode(body).decode("ascii").rstrip("=")
+
+
+def check_serve_notifications(herald, scratch):
+    server = herald.server
+    channel, subscriber = Account.create(), Account.create()
+    targeted = {
+        "notification": {"title": "Trade accepted", "body": "Offer 17"},
+        "data": {"type": "3", "asub": "Offer 17", "amsg": "Pay within 2 h"},
+        "recipients": subscriber.address,
+    }
+    status, answer = server.request(
+        "POST", "/v1/notifications", envelope(channel, notification(channel, targeted), "eip712", primary="Notification"))
+    expect(status == 403 and answer.get("error", {}).get("code") == "forbidden", f"unknown channel: {status} {answer}")
+
+    database = os.path.join(scratch, "herald.sqlite")
+    herald.run(herald.new_home(), "channel", "add", channel.address, "--name", "Interop", "--database", database)
+    issued, expires = window()
+    subscription = {
+        "action": "subscribe", "channel": channel.address, "subscriber": subscriber.address, "audience": AUDIENCE,
+        "nonce": secrets.randbits(128), "issuedAt": issued, "expiresAt": expires,
+    }
+    status, answer = server.request(
+        "POST", "/v1/subscriptions", envelope(subscriber, subscription, "eip712", primary="Subscription"))
+    expect(status == 200 and answer.get("status") == "subscribed", f"subscribe: {status} {answer}")
+
+    status, answer = server.request(
+        "POST", "/v1/notifications", envelope(channel, notification(channel, targeted), "eip712", primary="Notification"))
+    expect(status == 202 and answer.get("recipients") == 1, f"EIP-712 notification: {status} {answer}")
+    subset = dict(targeted, data=dict(targeted["data"], type="4"), recipients={subscriber.address: None})
+    status, answer = server.request(
+        "POST", "/v1/notifications", envelope(channel, notification(channel, subset), "eip191", primary="Notification"))
+    expect(status == 202 and answer.get("recipients") == 1, f"EIP-191 notification: {status} {answer}")
+
+    path = f"/v1/users/{subscriber.address}/feeds?limit=10"
+    status, feed = server.request("GET", path, headers={"Authorization": feed_access_header(subscriber)})
+    expect(status == 200, f"GET feeds answered {status}: {feed}")
+    expect(feed.get("itemcount") == 2, f"itemcount is {feed.get('itemcount')!r}")
+    first = feed["feeds"][0]
+    data = first["payload"]["data"]
+    expect(first["sender"] == channel.address, f"sender is {first['sender']!r}, not {channel.address}")
+    expect(data["type"] == "4" and data["amsg"] == "Pay within 2 h" and data["app"] == "Interop", f"newest item {data}")
+    expect(all(isinstance(value, str) for value in data.values()), f"a data value is not a string: {data}")
+    expect(first["epoch"] == data["epoch"], "epoch differs between the item and its payload")
+    status, other = server.request("GET", path, headers={"Authorization": feed_access_header(channel)})
+    expect(status == 401, f"another wallet's FeedAccess answered {status}: {other}")
+    return "403 for an unknown channel; subscribe 200; EIP-712 and EIP-191 notifications 202; feeds read with an eth-account FeedAccess"
+
+
 def check_serve_sigterm(herald, scratch):
     code, elapsed = herald.server.terminate()
     expect(code == 0, f"exited {code} after SIGTERM{herald.server.stderr_tail()}")
@@ -587,6 +681,7 @@ CHECKS = [
     ("f) serve: eth-account EIP-191 DeviceBinding unregister -> 200 unregistered", check_serve_eip191_unregister),
     ("f) serve: /v1/users/<wallet>/pubkey is eth-account's public key", check_serve_pubkey),
     ("f) serve: a signature by another eth-account key -> 401 signature_mismatch", check_serve_signature_mismatch),
+    ("g) serve: eth-account Subscription, Notification (both schemes) and FeedAccess -> feeds", check_serve_notifications),
     ("f) serve: SIGTERM drains and exits 0", check_serve_sigterm),
 ]
 

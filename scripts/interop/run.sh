@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that herald's keystores interoperate with eth-account (Python), and that `herald serve`
-# accepts DeviceBinding operations eth-account signed (EIP-712 and EIP-191).
+# accepts operations eth-account signed: DeviceBinding, Subscription, Notification, FeedAccess
+# (EIP-712 and EIP-191).
 #
 # Usage: scripts/interop/run.sh [HERALD_BINARY]   (default: .build/debug/herald)
 #
