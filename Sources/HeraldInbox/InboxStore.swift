@@ -61,7 +61,8 @@ public final class InboxStore: Sendable {
     }
 
     /// Inserts the items for `wallet` in one transaction; an item already cached (same sid) is kept
-    /// as it is. Returns how many were new.
+    /// as it is, except that a row from a push learns its channel from a synced copy. Returns how many
+    /// were new.
     @discardableResult
     public func insert(_ items: [FeedItem], wallet: EthereumAddress) throws -> Int {
         try queue.write { db in
@@ -77,7 +78,13 @@ public final class InboxStore: Sendable {
                         item.sid, item.type, item.app, item.icon, item.url, item.secret, item.subject, item.message,
                         item.callToAction, item.image, item.epoch, wallet.checksummed, item.sender?.checksummed,
                     ])
-                added += db.changesCount
+                if db.changesCount > 0 {
+                    added += 1
+                } else if let sender = item.sender {
+                    try db.execute(
+                        sql: "UPDATE feed SET channel = ? WHERE wallet = ? AND sid = ? AND channel IS NULL",
+                        arguments: [sender.checksummed, wallet.checksummed, item.sid])
+                }
             }
             return added
         }
@@ -126,12 +133,21 @@ public final class InboxStore: Sendable {
         return try queue.read { db in try GRDB.Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.row) }
     }
 
-    /// Whether the wallet's cache holds the item with this sid (hidden or not).
-    public func contains(sid: Int64, wallet: EthereumAddress) throws -> Bool {
+    /// How a cached item got here.
+    public enum Origin: Sendable, Hashable {
+        /// From `inbox sync`: everything older was synced with it.
+        case feed
+        /// From a push (`inbox ingest`): older items may still be missing.
+        case push
+    }
+
+    /// Whether (and how) the wallet's cache holds the item with this sid, hidden or not. Synced rows
+    /// know their channel; rows from pushes do not.
+    public func origin(sid: Int64, wallet: EthereumAddress) throws -> Origin? {
         try queue.read { db in
-            try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM feed WHERE wallet = ? AND sid = ?)",
-                arguments: [wallet.checksummed, sid]) ?? false
+            try GRDB.Row.fetchOne(
+                db, sql: "SELECT channel FROM feed WHERE wallet = ? AND sid = ?", arguments: [wallet.checksummed, sid]
+            ).map { row in (row["channel"] as String?) == nil ? .push : .feed }
         }
     }
 

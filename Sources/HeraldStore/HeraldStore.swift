@@ -60,6 +60,9 @@ public protocol HeraldStore: Sendable {
     /// Records what delivery attempts did, in one transaction.
     func record(_ results: [PushAttemptResult]) async throws
 
+    /// Pushes still queued (the outbox's depth), counted on its partial index.
+    func queuedPushCount() async throws -> Int
+
     /// Outbox rows by status (`queued`, `sent`, `failed`, `pruned`), for metrics and operators.
     func pushCounts() async throws -> [String: Int]
 

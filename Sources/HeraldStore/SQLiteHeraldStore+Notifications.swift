@@ -91,6 +91,13 @@ extension SQLiteHeraldStore {
         }
     }
 
+    public func queuedPushCount() async throws -> Int {
+        try await pool.read { db in
+            let count = try RawStatement(db, "SELECT COUNT(*) FROM push_outbox WHERE status = 'queued'")
+            return Int(try count.integer() ?? 0)
+        }
+    }
+
     public func pushCounts() async throws -> [String: Int] {
         try await pool.read { db in
             let counts = try RawStatement(db, "SELECT status, COUNT(*) FROM push_outbox GROUP BY status")

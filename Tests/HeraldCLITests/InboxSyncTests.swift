@@ -107,4 +107,24 @@ import Testing
         #expect(try setup.subscriber.run(["inbox", "count"]).stdout == "1\n")
         #expect(try setup.subscriber.run(["inbox", "list"]).stdout.contains("fine"))
     }
+
+    @Test func anItemCachedFromAPushDoesNotHideOlderOnes() async throws {
+        let setup = try await Self.setUp()
+        defer {
+            setup.server.kill(SIGKILL)
+            setup.subscriber.cleanUp()
+        }
+        for index in 1...3 {
+            try await setup.send(NotificationDraft(title: "m\(index)", body: "b").targetedPayload(to: [setup.address]))
+        }
+        // The phone got the push of the newest item (sid 3) only.
+        let push =
+            #"{"aps":{"alert":{"title":"m3","body":"b"}},"type":"3","sid":"3","epoch":"1","app":"Bot","amsg":"b"}"#
+        #expect(try setup.subscriber.run(["inbox", "ingest"], stdin: push).status == 0)
+        let synced = try setup.sync(["--json"])
+        #expect(synced.stdout.contains(#""added":2"#), "\(synced.stdout) \(synced.stderr)")
+        #expect(try setup.subscriber.run(["inbox", "count"]).stdout == "3\n")
+        // The synced copy gave the pushed row its channel: the next sync stops at it.
+        #expect(try setup.sync(["--json"]).stdout.contains(#""fetched":1"#))
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HeraldCore
 import Testing
 
@@ -103,6 +104,21 @@ import Testing
         let noKey = try cli.run(base + ["--to", stranger, "--secret"])
         #expect(noKey.status == 3)
         #expect(noKey.stderr.contains(stranger) && noKey.stderr.contains("no known public key"))
+        // A server that publishes someone else's key for a recipient (here planted in its database) is
+        // not believed: encrypting to that key would hand the message to its owner. Exit 1.
+        let impostor = PrivateKey.generate()
+        let queue = try DatabaseQueue(path: database)
+        try await queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, 0)",
+                arguments: [
+                    Data(try EthereumAddress(parsing: stranger).bytes), Data(impostor.publicKey.uncompressed),
+                ])
+        }
+        try queue.close()
+        let lying = try cli.run(base + ["--to", stranger, "--secret"])
+        #expect(lying.status == 1)
+        #expect(lying.stderr.contains("refusing to encrypt"), "\(lying.stderr)")
         // Not a channel yet: the server refuses (exit 3, its code).
         let notChannel = try cli.run(base + ["--to", stranger])
         #expect(notChannel.status == 3)

@@ -96,4 +96,32 @@ import Testing
         #expect(code(Self.payload(type: "2", recipients: recipients, data: "\"asub\":\"\(tooLong)\"")) == .fieldTooLong)
         #expect(code(String(repeating: " ", count: 448 * 1024 + 1)) == .fieldTooLong)
     }
+
+    @Test func draftsComposeEveryTypeTheParserAccepts() throws {
+        let alice = try PrivateKey(hex: "0x" + String(repeating: "11", count: 32))
+        let bob = try PrivateKey(hex: "0x" + String(repeating: "22", count: 32))
+        let draft = NotificationDraft(title: "Paid", body: "0.1 ETH arrived", callToAction: "https://x.example")
+        #expect(draft.subject == "Paid" && draft.message == "0.1 ETH arrived", "subject and message default")
+        let broadcast = try NotificationPayload.parse(draft.broadcastPayload())
+        #expect(broadcast.kind == .broadcast && broadcast.recipients.isEmpty)
+        let one = try NotificationPayload.parse(draft.targetedPayload(to: [alice.address, alice.address]))
+        #expect(one.kind == .targeted && one.recipients.map(\.wallet) == [alice.address])
+        let two = try NotificationPayload.parse(draft.targetedPayload(to: [alice.address, bob.address]))
+        #expect(two.kind == .subset && two.recipients.map(\.wallet) == [alice.address, bob.address])
+
+        let secret = try NotificationPayload.parse(
+            draft.secretPayload(to: [(alice.address, alice.publicKey), (bob.address, bob.publicKey)]))
+        #expect(secret.kind == .secret && secret.recipients.count == 2)
+        #expect(secret.message != draft.message && secret.title != draft.title, "no plaintext travels")
+        for (key, recipient) in zip([alice, bob], secret.recipients) {
+            let passphrase = try ECIES.decryptText(try #require(recipient.secret), with: key)
+            #expect(passphrase.count == 15 && passphrase.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
+            #expect(try CryptoJSAES.decrypt(secret.message, passphrase: passphrase) == draft.message)
+            #expect(try CryptoJSAES.decrypt(secret.callToAction, passphrase: passphrase) == draft.callToAction)
+        }
+        #expect(secret.image.isEmpty, "empty fields stay empty")
+        #expect(throws: HeraldError.invalidPublicKey) {
+            try draft.secretPayload(to: [(alice.address, bob.publicKey)])
+        }
+    }
 }

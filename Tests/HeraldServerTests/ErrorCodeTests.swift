@@ -243,5 +243,6 @@ struct FailingStore: HeraldStore {
     func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush] { throw Failure() }
     func record(_ results: [PushAttemptResult]) async throws { throw Failure() }
     func pushCounts() async throws -> [String: Int] { throw Failure() }
+    func queuedPushCount() async throws -> Int { throw Failure() }
     func close() async throws {}
 }

@@ -135,6 +135,7 @@ import Testing
             #expect(page.total == round)
             #expect(page.entries.first?.notification.title == "r\(round)")
             #expect(try await temp.store.pushCounts()["queued"] == round)
+            #expect(try await temp.store.queuedPushCount() == round)
             #expect(try await temp.store.duePushes(now: 1_000, limit: 100).count == round)
         }
     }

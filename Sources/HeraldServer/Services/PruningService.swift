@@ -4,6 +4,7 @@ import ServiceLifecycle
 
 /// Forgets what can no longer matter: every minute, nonces whose operations have expired (plus the
 /// clock skew); every hour, bindings not refreshed within the expiry (default 270 days, FCM's own).
+/// Each minute it also updates the push queue depth gauge.
 /// The binding sweep is a full scan by design (an index on last_seen would cost every registration
 /// a random write), so it runs rarely and in short chunks.
 struct PruningService: Service {
@@ -25,6 +26,7 @@ struct PruningService: Service {
         do {
             let nonces = try await state.store.pruneNonces(expiredBefore: now)
             state.metrics.recordPruned("nonces", count: nonces)
+            state.metrics.setQueuedPushes(try await state.store.queuedPushCount())
             if sweepBindings {
                 let cutoff = now - Int64(state.configuration.bindingExpiryDays) * 86_400
                 let bindings = try await state.store.pruneBindings(lastSeenBefore: cutoff)

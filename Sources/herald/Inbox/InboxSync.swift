@@ -8,7 +8,8 @@ struct InboxSync: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Pull new items from the server's feed into the cache (signed FeedAccess).",
         discussion: """
-            Pages newest first and stops at the first item already cached. Every new item is checked \
+            Pages newest first and stops at the first item already synced (an item cached from a push \
+            does not stop it: older ones may be missing). Every new item is checked \
             (and a type 2 decrypted in memory, then discarded) before it is cached; one that fails is \
             reported with its sid and left out. New items are written in one transaction: an \
             interrupted sync caches nothing, and the next one fetches everything again.
@@ -78,7 +79,14 @@ struct FeedPull {
                     report("an item without a payload_id", "it cannot be cached")
                     continue
                 }
-                if try store.contains(sid: sid, wallet: session.key.address) { return }
+                switch try store.origin(sid: sid, wallet: session.key.address) {
+                // Synced before: so was everything older.
+                case .feed: return
+                // A push arrived for it, but older items may never have: keep going (and let the
+                // synced copy give the row its channel, so the next sync stops here).
+                case .push: break
+                case nil: break
+                }
                 // Paging while new items arrive can show an item twice; it is cached once.
                 guard seen.insert(sid).inserted else { continue }
                 if let item = check(entry, sid: sid) { fresh.append(item) }
@@ -124,7 +132,8 @@ struct FeedPull {
     private mutating func header() throws -> String {
         if let authorization, authorization.until > Date() { return authorization.header }
         let header = try session.feedAccessHeader()
-        authorization = (header, Date().addingTimeInterval(Double(SigningSession.lifetime) / 2))
+        let validity = min(SigningSession.lifetime, session.info.maxValiditySeconds)
+        authorization = (header, Date().addingTimeInterval(Double(validity) / 2))
         return header
     }
 }
