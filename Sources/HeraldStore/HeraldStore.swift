@@ -24,6 +24,10 @@ public protocol HeraldStore: Sendable {
     /// Deletes bindings not refreshed since `cutoff` (Unix seconds).
     func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int
 
+    /// Deletes outbox rows that are finished (sent, failed, pruned) and were queued before `cutoff`.
+    /// Queued pushes are never deleted here, however old.
+    func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int
+
     /// Throws when storage does not answer (for `GET /healthz`).
     func checkHealth() async throws
 

@@ -91,6 +91,15 @@ extension SQLiteHeraldStore {
         }
     }
 
+    /// Oldest rows first by id (ids grow with queue time), so each chunk finds its rows at once.
+    public func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int {
+        try await deleteInChunks(
+            """
+            DELETE FROM push_outbox WHERE id IN
+              (SELECT id FROM push_outbox WHERE status != 'queued' AND queued_at < ? ORDER BY id LIMIT 5000)
+            """, cutoff)
+    }
+
     public func queuedPushCount() async throws -> Int {
         try await pool.read { db in
             let count = try RawStatement(db, "SELECT COUNT(*) FROM push_outbox WHERE status = 'queued'")

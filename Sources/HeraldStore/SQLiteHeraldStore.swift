@@ -129,7 +129,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     /// Deletes in short transactions so that pruning never holds the write lock for long.
-    private func deleteInChunks(_ sql: String, _ cutoff: Int64) async throws -> Int {
+    func deleteInChunks(_ sql: String, _ cutoff: Int64) async throws -> Int {
         var total = 0
         while true {
             let deleted = try await pool.write { db in

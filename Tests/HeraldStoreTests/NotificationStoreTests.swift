@@ -111,6 +111,21 @@ import Testing
         #expect(try await temp.store.pushCounts() == ["sent": 1])
     }
 
+    @Test func onlyFinishedPushesArePruned() async throws {
+        let temp = try await Self.seeded(3)
+        defer { Task { await temp.cleanUp() } }
+        _ = try await temp.store.submit(
+            Self.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 4))
+        let due = try await temp.store.duePushes(now: 1_000, limit: 10)
+        try await temp.store.record([
+            PushAttemptResult(id: due[0].id, disposition: .sent),
+            PushAttemptResult(id: due[1].id, disposition: .failed, error: "400"),
+        ])
+        #expect(try await temp.store.pruneFinishedPushes(queuedBefore: 1_000) == 0, "queued at 1000: not before")
+        #expect(try await temp.store.pruneFinishedPushes(queuedBefore: 1_001) == 2)
+        #expect(try await temp.store.pushCounts() == ["queued": 1], "a queued push stays, however old")
+    }
+
     @Test func aRemovedChannelKeepsItsItemsButCannotSend() async throws {
         let temp = try await Self.seeded(1)
         defer { Task { await temp.cleanUp() } }
