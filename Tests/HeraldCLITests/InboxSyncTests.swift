@@ -2,6 +2,10 @@ import Foundation
 import HeraldCore
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// `herald inbox sync` against a real server: paging, the stop at the first cached sid, and items that
 /// fail their checks reported and left out while the rest go in.
 @Suite struct InboxSyncTests {
@@ -126,5 +130,46 @@ import Testing
         #expect(try setup.subscriber.run(["inbox", "count"]).stdout == "3\n")
         // The synced copy gave the pushed row its channel: the next sync stops at it.
         #expect(try setup.sync(["--json"]).stdout.contains(#""fetched":1"#))
+    }
+}
+
+/// Many concurrent private reads against a real server: every one is answered. (Synchronous reads
+/// from the pool on the executor's threads once hung the server under this load.)
+@Suite struct ConcurrentReadTests {
+    @Test func concurrentFeedAndKeyReadsAllAnswer() async throws {
+        let setup = try await InboxSyncTests.setUp()
+        defer {
+            setup.server.kill(SIGKILL)
+            setup.subscriber.cleanUp()
+        }
+        try await setup.send(NotificationDraft(title: "x", body: "y").targetedPayload(to: [setup.address]))
+        let readers = (0..<32).map { _ in PrivateKey.generate() }
+        let now = UInt64(Date().timeIntervalSince1970)
+        let headers = try readers.map { key in
+            try FeedAccess(
+                wallet: key.address, audience: "herald-test", issuedAt: UInt256(now - 5), expiresAt: UInt256(now + 120)
+            ).signed(with: key, scheme: .eip712, domain: HeraldDomain(chainId: 1)).authorizationHeader
+        }
+        let base = setup.server.baseURL
+        let subscriber = setup.address.checksummed
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for round in 0..<400 {
+                let index = round % readers.count
+                let wallet = readers[index].address.checksummed
+                let header = headers[index]
+                group.addTask {
+                    if round % 2 == 0 {
+                        var request = URLRequest(url: URL(string: "\(base)/v1/users/\(wallet)/feeds")!)
+                        request.setValue(header, forHTTPHeaderField: "Authorization")
+                        let (_, response) = try await HTTP.session.data(for: request)
+                        return (response as? HTTPURLResponse)?.statusCode ?? 0
+                    }
+                    return try await HTTP.get("\(base)/v1/users/\(subscriber)/pubkey").0
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 400)
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
     }
 }
