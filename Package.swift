@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
     ],
     targets: [
         // libsecp256k1 from the system (Debian: libsecp256k1-dev), as GRDB wraps SQLite.
@@ -63,12 +64,30 @@ let package = Package(
             dependencies: ["HeraldCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
+        // Push delivery: the PushProvider protocol, APNs (HTTP/2, ES256 provider tokens) and FCM HTTP v1
+        // (OAuth2 from a service account), over AsyncHTTPClient.
+        .target(
+            name: "HeraldRelay",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The verifier server: Hummingbird 2 routes, middleware, services.
         .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
+                "HeraldRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -111,9 +130,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "HeraldRelayTests",
+            dependencies: [
+                "HeraldRelay", "HeraldStore", "HeraldCore", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldCore",
+                "HeraldServer", "HeraldStore", "HeraldCore", "HeraldRelay",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -1,3 +1,4 @@
+public import HeraldRelay
 public import Hummingbird
 import Logging
 import NIOCore

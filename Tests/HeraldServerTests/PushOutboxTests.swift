@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldRelay
 import HeraldStore
 import HummingbirdTesting
 import Logging

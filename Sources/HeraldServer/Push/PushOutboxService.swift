@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+public import HeraldRelay
 import HeraldStore
 import Logging
 public import ServiceLifecycle

@@ -1,0 +1,122 @@
+import Foundation
+import HeraldCore
+public import HeraldStore
+public import Logging
+
+/// APNs provider API over HTTP/2 with token authentication (PROTOCOL §4.3): `POST /3/device/<token>`
+/// on the production host (`ios`) or the sandbox host (`ios-sandbox`).
+public struct APNsProvider: PushProvider {
+    public let name = "apns"
+    let transport: any PushHTTPTransport
+    let tokens: APNsTokenAuthority
+    let topic: String
+    let productionHost: String
+    let sandboxHost: String
+    let mode: PushContent.Mode
+    let maxAgeSeconds: Int64
+    let logger: Logger
+
+    public init(
+        transport: any PushHTTPTransport, tokens: APNsTokenAuthority, topic: String,
+        productionHost: String = "https://api.push.apple.com",
+        sandboxHost: String = "https://api.development.push.apple.com", mode: PushContent.Mode = .full,
+        maxAgeSeconds: Int64 = 86_400, logger: Logger
+    ) {
+        self.transport = transport
+        self.tokens = tokens
+        self.topic = topic
+        self.productionHost = productionHost.trimmingSuffix("/")
+        self.sandboxHost = sandboxHost.trimmingSuffix("/")
+        self.mode = mode
+        self.maxAgeSeconds = maxAgeSeconds
+        self.logger = logger
+    }
+
+    /// Reasons that mean the token will never work again (PROTOCOL §4.3); nothing else prunes.
+    static let deadReasons: [Int: Set<String>] = [
+        410: ["Unregistered", "ExpiredToken"], 400: ["BadDeviceToken", "DeviceTokenNotForTopic"],
+    ]
+
+    public func deliver(_ push: QueuedPush) async -> PushDelivery {
+        let body = PushContent.of(push, mode: mode).apnsBody()
+        do {
+            let token = try await tokens.token()
+            var response = try await transport.send(request(push, body: body, token: token))
+            if response.status == 403, Self.reason(response) == "ExpiredProviderToken" {
+                let renewed = try await tokens.renew(rejected: token)
+                guard renewed != token else {
+                    return .retryable(
+                        reason: "APNs 403 ExpiredProviderToken", retryAfter: APNsTokenAuthority.minimumAge)
+                }
+                response = try await transport.send(request(push, body: body, token: renewed))
+            }
+            return classify(response, push)
+        } catch let error as RelayConfigurationError {
+            return .failed(reason: error.description)
+        } catch {
+            return .retryable(reason: "APNs unreachable: \(String(describing: error).prefix(120))", retryAfter: nil)
+        }
+    }
+
+    func host(for platform: Platform) -> String { platform == .iosSandbox ? sandboxHost : productionHost }
+
+    func request(_ push: QueuedPush, body: [UInt8], token: String) -> PushHTTPRequest {
+        PushHTTPRequest(
+            url: host(for: push.platform) + "/3/device/" + push.deviceToken,
+            headers: [
+                ("authorization", "bearer " + token), ("apns-topic", topic), ("apns-push-type", "alert"),
+                ("apns-priority", "10"), ("apns-expiration", String(push.queuedAt + maxAgeSeconds)),
+                ("apns-id", Self.uuid(push.apnsID)), ("content-type", "application/json"),
+            ],
+            body: body)
+    }
+
+    func classify(_ response: PushHTTPResponse, _ push: QueuedPush) -> PushDelivery {
+        let reason = Self.reason(response) ?? ""
+        let described = "APNs \(response.status)\(reason.isEmpty ? "" : " " + reason)"
+        switch response.status {
+        case 200:
+            return .sent
+        case let status where Self.deadReasons[status]?.contains(reason) == true:
+            // A production token sent to the sandbox host (hosts configured alike) says BadDeviceToken
+            // too: report it, do not delete a binding that may be fine.
+            if push.platform == .ios && productionHost == sandboxHost && reason == "BadDeviceToken" {
+                return .failed(reason: described + " (the ios host is the sandbox host: not pruned)")
+            }
+            return .deadToken(reason: described)
+        case 429, 500...599:
+            return .retryable(reason: described, retryAfter: response.retryAfter)
+        default:
+            return .failed(reason: described)
+        }
+    }
+
+    static func reason(_ response: PushHTTPResponse) -> String? {
+        (try? JSONParser.parse(response.body))?["reason"]?.stringValue
+    }
+
+    /// The queued 16 random bytes as a version-4 UUID, the form `apns-id` takes.
+    static func uuid(_ bytes: [UInt8]) -> String {
+        var value =
+            bytes.count == 16 ? bytes : Array(bytes.prefix(16)) + [UInt8](repeating: 0, count: max(0, 16 - bytes.count))
+        value[6] = (value[6] & 0x0f) | 0x40
+        value[8] = (value[8] & 0x3f) | 0x80
+        let hex = Hex.encode(value)
+        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+            String(
+                hex[
+                    hex.index(
+                        hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
+                            hex.startIndex, offsetBy: range.upperBound)])
+        }
+        return parts.joined(separator: "-")
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        var text = self
+        while text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        return text
+    }
+}

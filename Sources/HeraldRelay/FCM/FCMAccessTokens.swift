@@ -1,0 +1,64 @@
+public import Foundation
+import HeraldCore
+
+/// OAuth2 access tokens for FCM: fetched with a signed assertion from the service account's
+/// `token_uri` (or an override), cached until a minute before they expire, dropped on a 401.
+public actor FCMAccessTokens {
+    let account: ServiceAccount
+    let tokenURI: String
+    let transport: any PushHTTPTransport
+    let clock: @Sendable () -> Int64
+    private var current: (token: String, expiresAt: Int64)?
+    /// Tokens fetched so far (for tests).
+    public private(set) var fetched = 0
+
+    public init(
+        account: ServiceAccount, tokenURI: String? = nil, transport: any PushHTTPTransport,
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) {
+        self.account = account
+        self.tokenURI = tokenURI ?? account.tokenURI
+        self.transport = transport
+        self.clock = clock
+    }
+
+    public func token() async throws -> String {
+        let now = clock()
+        if let current, now < current.expiresAt - 60 { return current.token }
+        let assertion = try account.assertion(audience: tokenURI, now: now)
+        let form =
+            "grant_type=" + Self.formEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion="
+            + Self.formEncode(assertion)
+        let response = try await transport.send(
+            PushHTTPRequest(
+                url: tokenURI, headers: [("content-type", "application/x-www-form-urlencoded")],
+                body: Array(form.utf8)))
+        guard response.status == 200, let json = try? JSONParser.parse(response.body),
+            let token = json["access_token"]?.stringValue
+        else {
+            throw FCMTokenError(status: response.status)
+        }
+        var lifetime: Int64 = 3600
+        if case .number(let text)? = json["expires_in"], let seconds = Int64(text) { lifetime = seconds }
+        current = (token, now + lifetime)
+        fetched += 1
+        return token
+    }
+
+    /// Forgets `token` after FCM refused it (401), so that the next send fetches another.
+    public func invalidate(_ token: String) {
+        if current?.token == token { current = nil }
+    }
+
+    static func formEncode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// The token endpoint refused or failed; retried like any unavailable service.
+struct FCMTokenError: Error, CustomStringConvertible {
+    let status: Int
+    var description: String { "the OAuth token endpoint answered \(status)" }
+}
