@@ -102,6 +102,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldServer",
+                "HeraldRelay",
                 "HeraldInbox",
                 "CSecp256k1",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

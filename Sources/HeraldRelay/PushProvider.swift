@@ -37,6 +37,10 @@ public struct PushProviders: Sendable {
         self.unconfigured = LoggingPushProvider(logger: logger)
     }
 
+    /// Platform groups with a worker each, so that a provider that is down or slow never holds up
+    /// the other: APNs's two hosts, and FCM.
+    public static let lanes: [Set<Platform>] = [[.ios, .iosSandbox], [.android]]
+
     public func provider(for platform: Platform) -> any PushProvider {
         switch platform {
         case .ios, .iosSandbox: return apns ?? unconfigured

@@ -66,6 +66,13 @@ public final class ServerMetrics: Sendable {
         ).increment(by: count)
     }
 
+    func recordPushLatency(provider: String, duration: Duration) {
+        guard duration > .zero else { return }
+        CoreMetrics.Timer(
+            label: "herald_push_duration_seconds", dimensions: [("provider", provider)], factory: factory
+        ).recordNanoseconds(duration / .nanoseconds(1))
+    }
+
     func setQueuedPushes(_ count: Int) { queuedPushesGauge.record(count) }
 
     func setBindings(_ count: Int) { bindingsGauge.record(count) }

@@ -195,6 +195,21 @@ enum DeviceChangeSQL {
                 insert.bind(5, change.now)
                 try insert.execute()
                 outcome = .registered(created: true)
+                if change.queueSetupConfirmation {
+                    // In the same transaction: the confirmation is queued if and only if the binding is.
+                    let confirm = try RawStatement(
+                        db,
+                        """
+                        INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
+                        VALUES (NULL, ?, ?, ?, ?, ?)
+                        """)
+                    confirm.bind(1, wallet)
+                    confirm.bind(2, platform)
+                    confirm.bind(3, change.deviceToken)
+                    confirm.bind(4, change.now)
+                    confirm.bind(5, change.now)
+                    try confirm.execute()
+                }
             }
         case .unregister:
             let delete = try RawStatement(

@@ -58,8 +58,13 @@ public protocol HeraldStore: Sendable {
     /// A page of a wallet's feed, newest first (`sid` descending), with the size of the whole set.
     func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage
 
-    /// Queued pushes due at `now` (Unix seconds), oldest first, at most `limit`.
-    func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush]
+    /// Queued pushes due at `now` (Unix seconds), oldest first, at most `limit`; only those for
+    /// `platforms` when given (each provider has its own worker).
+    func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush]
+
+    /// Deletes every binding of a dead device token (any wallet); its queued pushes are dropped when
+    /// they come due. Returns how many bindings were deleted.
+    func removeBindings(platform: Platform, deviceToken: String) async throws -> Int
 
     /// Records what delivery attempts did, in one transaction.
     func record(_ results: [PushAttemptResult]) async throws
@@ -114,11 +119,15 @@ public struct DeviceChange: Sendable, Hashable {
     public let now: Int64
     /// A wallet may hold at most this many bindings; a new one past it is refused.
     public let maxBindingsPerWallet: Int
+    /// Whether a register that creates the binding queues the setup confirmation push (§4.3).
+    public let queueSetupConfirmation: Bool
 
     public init(
         action: Action, wallet: EthereumAddress, platform: Platform, deviceToken: String, publicKey: PublicKey,
-        nonce: UInt256, nonceRetainedUntil: Int64, now: Int64, maxBindingsPerWallet: Int
+        nonce: UInt256, nonceRetainedUntil: Int64, now: Int64, maxBindingsPerWallet: Int,
+        queueSetupConfirmation: Bool = false
     ) {
+        self.queueSetupConfirmation = queueSetupConfirmation
         self.action = action
         self.wallet = wallet
         self.platform = platform
@@ -150,4 +159,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public let description: String
 
     public init(_ description: String) { self.description = description }
+}
+
+extension HeraldStore {
+    /// Due pushes of every platform.
+    public func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush] {
+        try await duePushes(now: now, limit: limit, platforms: nil)
+    }
 }

@@ -7,7 +7,13 @@ enum Migrations {
         ("0001_initial", initialSQL),
         ("0002_channels", channelsSQL),
         ("0003_notifications", notificationsSQL),
+        ("0004_dead_tokens", deadTokensSQL),
     ]
+
+    static let deadTokensSQL = """
+        -- A dead device token (PROTOCOL §4.3) removes every binding that holds it, whatever the wallet.
+        CREATE INDEX bindings_by_token ON bindings (device_token, platform);
+        """
 
     static let notificationsSQL = """
         -- What a channel sent, once per notification: the fields every recipient's item shows.

@@ -16,11 +16,14 @@ public struct QueuedPush: Sendable, Hashable {
     public let attempts: Int
     /// The §4.2 content, when the push is for a feed item.
     public let notification: DeliveredNotification?
+    /// Whether the binding it was queued for still exists; a push whose binding is gone is dropped.
+    public let bound: Bool
 
     public init(
         id: Int64, sid: Int64?, wallet: EthereumAddress, platform: Platform, deviceToken: String, apnsID: [UInt8],
-        queuedAt: Int64, attempts: Int, notification: DeliveredNotification?
+        queuedAt: Int64, attempts: Int, notification: DeliveredNotification?, bound: Bool = true
     ) {
+        self.bound = bound
         self.id = id
         self.sid = sid
         self.wallet = wallet

@@ -36,21 +36,27 @@ extension SQLiteHeraldStore {
         }
     }
 
-    public func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush] {
-        try await pool.read { db in
+    public func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
+        // The platform filter is a fixed IN list (at most three values), so the statement stays cached.
+        let selected = (platforms ?? Set(Platform.allCases)).map(\.rawValue).sorted()
+        let placeholders = selected.map { _ in "?" }.joined(separator: ", ")
+        return try await pool.read { db in
             let due = try RawStatement(
                 db,
                 """
                 SELECT o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts,
-                       f.secret, \(DeliveredColumns.list)
+                       f.secret, \(DeliveredColumns.list),
+                       EXISTS (SELECT 1 FROM bindings b
+                               WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token)
                 FROM push_outbox o
                 LEFT JOIN feed_items f ON f.sid = o.sid
                 LEFT JOIN notifications n ON n.id = f.notification
-                WHERE o.status = 'queued' AND o.next_attempt_at <= ?
+                WHERE o.status = 'queued' AND o.next_attempt_at <= ? AND o.platform IN (\(placeholders))
                 ORDER BY o.next_attempt_at, o.id LIMIT ?
                 """)
             due.bind(1, now)
-            due.bind(2, Int64(limit))
+            for (index, platform) in selected.enumerated() { due.bind(Int32(2 + index), platform) }
+            due.bind(Int32(2 + selected.count), Int64(limit))
             return try due.rows { row in
                 guard let platform = Platform(rawValue: row.text(3)) else {
                     throw StoreError("unknown platform in the push outbox")
@@ -63,8 +69,18 @@ extension SQLiteHeraldStore {
                 return QueuedPush(
                     id: row.integer(0), sid: sid, wallet: try EthereumAddress(bytes: row.blob(2)), platform: platform,
                     deviceToken: row.text(4), apnsID: row.blob(5), queuedAt: row.integer(6),
-                    attempts: Int(row.integer(7)), notification: notification)
+                    attempts: Int(row.integer(7)), notification: notification,
+                    bound: row.integer(9 + DeliveredColumns.count) == 1)
             }
+        }
+    }
+
+    public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM bindings WHERE device_token = ? AND platform = ?",
+                arguments: [deviceToken, platform.rawValue])
+            return db.changesCount
         }
     }
 

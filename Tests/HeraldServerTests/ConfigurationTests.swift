@@ -85,4 +85,38 @@ import Testing
         #expect(loopback6.contains([UInt8](repeating: 0, count: 15) + [1]))
         #expect(CIDR("not-an-ip") == nil)
     }
+
+    @Test func pushSettingsLoadAndIncompleteProvidersAreNamed() throws {
+        let file = [
+            "apns.keyFile": "/etc/herald/AuthKey.p8", "apns.keyId": "ABC123", "apns.teamId": "TEAM",
+            "apns.topic": "org.x",
+            "apns.host": "https://127.0.0.1:9443", "fcm.serviceAccountFile": "/etc/herald/sa.json",
+            "push.content": "none", "push.setupConfirmation": "false",
+        ]
+        let loaded = try ConfigurationLoader.load(flags: [:], environment: [:], file: file)
+        #expect(loaded.apns.keyFile == "/etc/herald/AuthKey.p8" && loaded.apns.topic == "org.x")
+        #expect(loaded.apns.host == "https://127.0.0.1:9443")
+        #expect(loaded.apns.sandboxHost == "https://api.development.push.apple.com")
+        #expect(
+            loaded.fcm.serviceAccountFile == "/etc/herald/sa.json"
+                && loaded.fcm.endpoint == "https://fcm.googleapis.com")
+        #expect(loaded.pushContent == .none && loaded.setupConfirmation == false)
+
+        func failure(_ flags: [String: String]) -> String {
+            do {
+                _ = try ConfigurationLoader.load(flags: flags, environment: [:], file: [:])
+                return ""
+            } catch { return error.description }
+        }
+        #expect(
+            failure(["apns-key-file": "k.p8"])
+                == "APNs settings are incomplete: missing --apns-key-id, --apns-team-id, --apns-topic")
+        #expect(
+            failure(["apns-key-file": "k.p8", "apns-key-id": "A", "apns-team-id": "T"]).hasSuffix(
+                "missing --apns-topic"))
+        #expect(failure(["apns-topic": "org.x"]) == "APNs settings are incomplete: missing --apns-key-file")
+        #expect(failure(["fcm-project-id": "p"]) == "FCM settings are incomplete: missing --fcm-service-account")
+        #expect(failure(["push-content": "some"]).contains("must be full or none"))
+        #expect(failure(["apns-host": "ftp://x"]).contains("must be an http(s) URL"))
+    }
 }

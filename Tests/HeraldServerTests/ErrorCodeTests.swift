@@ -240,7 +240,8 @@ struct FailingStore: HeraldStore {
     func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage {
         throw Failure()
     }
-    func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush] { throw Failure() }
+    func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush] { throw Failure() }
+    func removeBindings(platform: Platform, deviceToken: String) async throws -> Int { throw Failure() }
     func record(_ results: [PushAttemptResult]) async throws { throw Failure() }
     func pushCounts() async throws -> [String: Int] { throw Failure() }
     func queuedPushCount() async throws -> Int { throw Failure() }

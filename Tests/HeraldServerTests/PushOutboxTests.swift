@@ -29,9 +29,12 @@ final class RecordingProvider: PushProvider {
     typealias F = ServerFixture
     typealias N = NotificationRouteTests
 
-    /// Sends one type-3 message to the registered subscriber, then runs `body` with the fixture.
-    func withQueuedPush(_ body: @Sendable @escaping (ServerState) async throws -> Void) async throws {
-        let fixture = try F()
+    /// Sends one type-3 message to the registered subscriber, then runs `body` with the fixture. Setup
+    /// confirmations are off unless asked for, so that the message's push is the only one.
+    func withQueuedPush(
+        setupConfirmation: Bool = false, _ body: @Sendable @escaping (ServerState) async throws -> Void
+    ) async throws {
+        let fixture = try F { $0.setupConfirmation = setupConfirmation }
         try await fixture.state.store.saveChannel(
             ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
         try await fixture.test { client in
@@ -116,13 +119,44 @@ final class RecordingProvider: PushProvider {
         #expect(policy.result(for: push(attempts: 0), .sent, now: 10).disposition == .sent)
     }
 
-    @Test func deadTokensArePrunedNotRetried() async throws {
+    @Test func aDeadTokenRemovesEveryBindingOfItAndItsOtherPushesAreDropped() async throws {
         try await withQueuedPush { state async throws in
-            let provider = RecordingProvider(answers: [.deadToken(reason: "410 Unregistered")])
+            // The same device token bound to a second wallet, with a push of its own queued.
+            let other = N.stranger
+            _ = try await state.store.apply(
+                DeviceChange(
+                    action: .register, wallet: other.address, platform: .ios, deviceToken: F.iosToken,
+                    publicKey: other.publicKey, nonce: UInt256(77), nonceRetainedUntil: F.now + 600, now: F.now,
+                    maxBindingsPerWallet: 20, queueSetupConfirmation: true))
+            let provider = RecordingProvider(answers: [.deadToken(reason: "APNs 410 Unregistered")])
+            let service = PushOutboxService(
+                state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")), batchSize: 1)
+            #expect(try await service.drainOnce() == 1)
+            #expect(try await state.store.bindings(of: F.key.address).isEmpty)
+            #expect(try await state.store.bindings(of: other.address).isEmpty, "every wallet's binding of the token")
+            // The other wallet's queued push is dropped unsent: its binding is gone.
+            #expect(try await service.drainOnce() == 1)
+            #expect(provider.pushes.count == 1)
+            #expect(try await state.store.pushCounts() == ["pruned": 2])
+        }
+    }
+
+    @Test func aNewBindingQueuesOneSetupConfirmationARefreshNone() async throws {
+        try await withQueuedPush(setupConfirmation: true) { state async throws in
+            let provider = RecordingProvider()
             let service = PushOutboxService(
                 state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
-            #expect(try await service.drainOnce() == 1)
-            #expect(try await state.store.pushCounts() == ["pruned": 1])
+            #expect(try await service.drainOnce() == 2)
+            let setup = try #require(provider.pushes.first { $0.sid == nil })
+            #expect(setup.notification == nil && setup.deviceToken == F.iosToken && setup.wallet == F.key.address)
+            #expect(PushContent.of(setup, mode: .full).body == "Notifications are on for this device.")
+            // A refresh of the same binding queues nothing.
+            let refresh = DeviceChange(
+                action: .register, wallet: F.key.address, platform: .ios, deviceToken: F.iosToken,
+                publicKey: F.key.publicKey, nonce: UInt256(90), nonceRetainedUntil: F.now + 600, now: F.now,
+                maxBindingsPerWallet: 20, queueSetupConfirmation: true)
+            #expect(try await state.store.apply(refresh) == .registered(created: false))
+            #expect(try await state.store.queuedPushCount() == 0)
         }
     }
 }

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldRelay
 import Logging
 
 /// A configuration value that could not be used: the CLI prints it and exits 64.
@@ -41,6 +42,7 @@ public enum ConfigurationLoader {
                 try apply(key, value, source: "\(key.fileKey) in the config file", to: &configuration)
             }
         }
+        try checkPushSettings(configuration)
         return configuration
     }
 
@@ -143,6 +145,57 @@ public enum ConfigurationLoader {
             config, value throws(ConfigurationError) in
             config.pushConcurrency = try integer(value, in: 1...10_000)
         },
+        Key(flag: "push-content", environment: "HERALD_PUSH_CONTENT", fileKey: "push.content") {
+            config, value throws(ConfigurationError) in
+            guard let mode = PushContent.Mode(rawValue: value.trimmed) else {
+                throw ConfigurationError("must be full or none")
+            }
+            config.pushContent = mode
+        },
+        Key(flag: "setup-confirmation", environment: "HERALD_SETUP_CONFIRMATION", fileKey: "push.setupConfirmation") {
+            config, value throws(ConfigurationError) in
+            switch value.trimmed.lowercased() {
+            case "true", "1", "yes", "on": config.setupConfirmation = true
+            case "false", "0", "no", "off": config.setupConfirmation = false
+            default: throw ConfigurationError("must be true or false")
+            }
+        },
+        Key(flag: "apns-key-file", environment: "HERALD_APNS_KEY_FILE", fileKey: "apns.keyFile") {
+            config, value throws(ConfigurationError) in config.apns.keyFile = try text(value)
+        },
+        Key(flag: "apns-key-id", environment: "HERALD_APNS_KEY_ID", fileKey: "apns.keyId") {
+            config, value throws(ConfigurationError) in config.apns.keyID = try text(value)
+        },
+        Key(flag: "apns-team-id", environment: "HERALD_APNS_TEAM_ID", fileKey: "apns.teamId") {
+            config, value throws(ConfigurationError) in config.apns.teamID = try text(value)
+        },
+        Key(flag: "apns-topic", environment: "HERALD_APNS_TOPIC", fileKey: "apns.topic") {
+            config, value throws(ConfigurationError) in config.apns.topic = try text(value)
+        },
+        Key(flag: "apns-host", environment: "HERALD_APNS_HOST", fileKey: "apns.host") {
+            config, value throws(ConfigurationError) in config.apns.host = try url(value)
+        },
+        Key(flag: "apns-sandbox-host", environment: "HERALD_APNS_SANDBOX_HOST", fileKey: "apns.sandboxHost") {
+            config, value throws(ConfigurationError) in config.apns.sandboxHost = try url(value)
+        },
+        Key(flag: "apns-ca-file", environment: "HERALD_APNS_CA_FILE", fileKey: "apns.caFile") {
+            config, value throws(ConfigurationError) in config.apns.caFile = try text(value)
+        },
+        Key(flag: "fcm-service-account", environment: "HERALD_FCM_SERVICE_ACCOUNT", fileKey: "fcm.serviceAccountFile") {
+            config, value throws(ConfigurationError) in config.fcm.serviceAccountFile = try text(value)
+        },
+        Key(flag: "fcm-project-id", environment: "HERALD_FCM_PROJECT_ID", fileKey: "fcm.projectId") {
+            config, value throws(ConfigurationError) in config.fcm.projectID = try text(value)
+        },
+        Key(flag: "fcm-endpoint", environment: "HERALD_FCM_ENDPOINT", fileKey: "fcm.endpoint") {
+            config, value throws(ConfigurationError) in config.fcm.endpoint = try url(value)
+        },
+        Key(flag: "fcm-token-uri", environment: "HERALD_FCM_TOKEN_URI", fileKey: "fcm.tokenUri") {
+            config, value throws(ConfigurationError) in config.fcm.tokenURI = try url(value)
+        },
+        Key(flag: "fcm-ca-file", environment: "HERALD_FCM_CA_FILE", fileKey: "fcm.caFile") {
+            config, value throws(ConfigurationError) in config.fcm.caFile = try text(value)
+        },
         Key(flag: "log-level", environment: "HERALD_LOG_LEVEL", fileKey: "log.level") {
             config, value throws(ConfigurationError) in
             guard let level = Logger.Level(rawValue: value.lowercased()) else {
@@ -158,6 +211,38 @@ public enum ConfigurationLoader {
             config.logFormat = format
         },
     ]
+
+    /// PROTOCOL §4.3: incomplete provider settings stop the server at start, naming what is missing.
+    static func checkPushSettings(_ configuration: ServerConfiguration) throws(ConfigurationError) {
+        let apns = configuration.apns
+        let apnsMissing = [
+            ("--apns-key-id", apns.keyID), ("--apns-team-id", apns.teamID), ("--apns-topic", apns.topic),
+        ].filter { $0.1 == nil }.map(\.0)
+        if apns.keyFile != nil, !apnsMissing.isEmpty {
+            throw ConfigurationError("APNs settings are incomplete: missing \(apnsMissing.joined(separator: ", "))")
+        }
+        if apns.keyFile == nil, apnsMissing.count < 3 {
+            throw ConfigurationError("APNs settings are incomplete: missing --apns-key-file")
+        }
+        let fcm = configuration.fcm
+        if fcm.serviceAccountFile == nil, fcm.projectID != nil || fcm.tokenURI != nil {
+            throw ConfigurationError("FCM settings are incomplete: missing --fcm-service-account")
+        }
+    }
+
+    private static func text(_ value: String) throws(ConfigurationError) -> String {
+        let trimmed = value.trimmed
+        guard !trimmed.isEmpty else { throw ConfigurationError("must not be empty") }
+        return trimmed
+    }
+
+    private static func url(_ value: String) throws(ConfigurationError) -> String {
+        let trimmed = value.trimmed
+        guard trimmed.hasPrefix("https://") || trimmed.hasPrefix("http://"), trimmed.count > 8 else {
+            throw ConfigurationError("must be an http(s) URL")
+        }
+        return trimmed
+    }
 
     private static func integer(_ value: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         guard let number = Int(value), range.contains(number) else {

@@ -1,4 +1,5 @@
 public import HeraldCore
+public import HeraldRelay
 public import Logging
 
 /// Everything `herald serve` can be told (CLI.md, "Server options"), with its defaults.
@@ -31,6 +32,36 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var pushMaxAgeSeconds: Int64 = 86_400
     /// Pushes in flight per provider.
     public var pushConcurrency = 100
+    /// `full`: pushes carry the message; `none`: wake-up pushes only.
+    public var pushContent: PushContent.Mode = .full
+    /// Queue a confirmation push when a register creates a binding.
+    public var setupConfirmation = true
+    public var apns = APNsSettings()
+    public var fcm = FCMSettings()
+
+    /// APNs credentials and hosts; no key file means no APNs.
+    public struct APNsSettings: Sendable, Equatable {
+        public var keyFile: String?
+        public var keyID: String?
+        public var teamID: String?
+        public var topic: String?
+        public var host = "https://api.push.apple.com"
+        public var sandboxHost = "https://api.development.push.apple.com"
+        public var caFile: String?
+
+        public init() {}
+    }
+
+    /// FCM credentials and endpoints; no service account means no FCM.
+    public struct FCMSettings: Sendable, Equatable {
+        public var serviceAccountFile: String?
+        public var projectID: String?
+        public var endpoint = "https://fcm.googleapis.com"
+        public var tokenURI: String?
+        public var caFile: String?
+
+        public init() {}
+    }
     public var logLevel: Logger.Level = .info
     public var logFormat: LogFormat = .text
 

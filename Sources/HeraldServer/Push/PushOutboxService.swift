@@ -1,5 +1,5 @@
 import Foundation
-import HeraldCore
+public import HeraldCore
 public import HeraldRelay
 import HeraldStore
 import Logging
@@ -27,47 +27,86 @@ public struct PushOutboxService: Service {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let handled: Int
-                do {
-                    handled = try await drainOnce()
-                } catch {
-                    state.logger.error("push outbox: \(error)")
-                    handled = 0
-                }
-                if handled == 0 { await state.pushWakeup.wait(upTo: idlePoll) }
+            await withTaskGroup(of: Void.self) { group in
+                for lane in PushProviders.lanes { group.addTask { await loop(lane) } }
             }
         }
     }
 
-    /// One round: every due push of one batch, sent concurrently. Returns how many were handled.
+    private func loop(_ platforms: Set<Platform>) async {
+        while !Task.isCancelled {
+            let handled: Int
+            do {
+                handled = try await drainOnce(platforms: platforms)
+            } catch {
+                state.logger.error("push outbox: \(error)")
+                handled = 0
+            }
+            if handled == 0 { await state.pushWakeup.wait(upTo: idlePoll) }
+        }
+    }
+
+    /// One round: every due push of one batch (of `platforms`, or all), sent concurrently. Returns how
+    /// many were handled.
     @discardableResult
-    public func drainOnce() async throws -> Int {
+    public func drainOnce(platforms: Set<Platform>? = nil) async throws -> Int {
         let now = state.clock()
-        let due = try await state.store.duePushes(now: now, limit: batchSize)
+        let due = try await state.store.duePushes(now: now, limit: batchSize, platforms: platforms)
         guard !due.isEmpty else { return 0 }
         let providers = self.providers
-        let deliveries = await withTaskGroup(of: (QueuedPush, String, PushDelivery).self) { group in
+        let deliveries = await withTaskGroup(of: Delivery.self) { group in
             for push in due {
                 group.addTask {
                     let provider = providers.provider(for: push.platform)
-                    return (push, provider.name, await provider.deliver(push))
+                    // A push whose binding is gone (unregistered, or its token died) is dropped unsent.
+                    guard push.bound else {
+                        return Delivery(push: push, provider: provider.name, outcome: nil, duration: .zero)
+                    }
+                    let started = ContinuousClock.now
+                    let outcome = await provider.deliver(push)
+                    return Delivery(
+                        push: push, provider: provider.name, outcome: outcome, duration: ContinuousClock.now - started)
                 }
             }
-            var results: [(QueuedPush, String, PushDelivery)] = []
+            var results: [Delivery] = []
             for await result in group { results.append(result) }
             return results
         }
         let policy = PushRetryPolicy(
             attempts: state.configuration.pushAttempts, maxAgeSeconds: state.configuration.pushMaxAgeSeconds)
-        let results = deliveries.map { push, _, delivery in policy.result(for: push, delivery, now: now) }
-        try await state.store.record(results)
-        for (provider, group) in Dictionary(grouping: zip(deliveries, results), by: { $0.0.1 }) {
-            for (status, members) in Dictionary(grouping: group, by: { $0.1.status }) {
-                state.metrics.recordPushes(provider: provider, status: status, count: members.count)
+        var results: [PushAttemptResult] = []
+        for delivery in deliveries {
+            guard let outcome = delivery.outcome else {
+                results.append(PushAttemptResult(id: delivery.push.id, disposition: .pruned, error: "binding removed"))
+                continue
             }
+            if case .deadToken(let reason) = outcome {
+                let removed = try await state.store.removeBindings(
+                    platform: delivery.push.platform, deviceToken: delivery.push.deviceToken)
+                state.logger.info(
+                    "dead device token: bindings removed",
+                    metadata: [
+                        "platform": "\(delivery.push.platform.rawValue)", "reason": "\(reason)",
+                        "token": "\(DeviceToken.logPrefix(delivery.push.deviceToken))", "bindings": "\(removed)",
+                    ])
+            }
+            state.metrics.recordPushLatency(provider: delivery.provider, duration: delivery.duration)
+            results.append(policy.result(for: delivery.push, outcome, now: now))
+        }
+        try await state.store.record(results)
+        for (delivery, result) in zip(deliveries, results) {
+            let status = result.status == "queued" ? "retried" : result.status
+            state.metrics.recordPushes(provider: delivery.provider, status: status, count: 1)
         }
         return due.count
+    }
+
+    private struct Delivery: Sendable {
+        let push: QueuedPush
+        let provider: String
+        /// nil: not sent, its binding is gone.
+        let outcome: PushDelivery?
+        let duration: Duration
     }
 }
 

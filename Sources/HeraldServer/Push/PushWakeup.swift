@@ -1,11 +1,12 @@
+import Foundation
 import Synchronization
 
-/// Wakes the outbox worker when a notification queued pushes, so that a push leaves within
+/// Wakes the outbox workers when a notification queued pushes, so that a push leaves within
 /// milliseconds instead of at the next poll. A signal with nobody waiting is remembered once.
 public final class PushWakeup: Sendable {
     private struct State {
         var pending = false
-        var sleeper: Task<Void, Never>?
+        var sleepers: [UUID: Task<Void, Never>] = [:]
     }
 
     private let state = Mutex(State())
@@ -15,19 +16,20 @@ public final class PushWakeup: Sendable {
     public func signal() {
         state.withLock { state in
             state.pending = true
-            state.sleeper?.cancel()
+            for sleeper in state.sleepers.values { sleeper.cancel() }
         }
     }
 
     /// Returns at the next signal (or at once if one is pending), or after `timeout`.
     func wait(upTo timeout: Duration) async {
+        let id = UUID()
         let sleeper = Task { _ = try? await Task.sleep(for: timeout) }
         let signalled = state.withLock { state in
             if state.pending {
                 state.pending = false
                 return true
             }
-            state.sleeper = sleeper
+            state.sleepers[id] = sleeper
             return false
         }
         if signalled {
@@ -40,7 +42,7 @@ public final class PushWakeup: Sendable {
             sleeper.cancel()
         }
         state.withLock { state in
-            state.sleeper = nil
+            state.sleepers[id] = nil
             state.pending = false
         }
     }

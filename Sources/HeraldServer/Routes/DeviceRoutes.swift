@@ -27,12 +27,15 @@ enum DeviceRoutes {
             platform: binding.platform, deviceToken: binding.normalizedDeviceToken, publicKey: verified.publicKey,
             nonce: binding.nonceValue,
             nonceRetainedUntil: state.nonceRetention(expiresAt: binding.expiresAt),
-            now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet)
+            now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet,
+            queueSetupConfirmation: state.configuration.setupConfirmation)
         let outcome = try await StoreCall.run(context) { try await state.store.apply(change) }
         let status: String
         switch outcome {
         case .registered(let created):
-            status = "registered"; state.metrics.recordDeviceChange(created ? "created" : "refreshed")
+            status = "registered"
+            state.metrics.recordDeviceChange(created ? "created" : "refreshed")
+            if created && change.queueSetupConfirmation { state.pushWakeup.signal() }
         case .unregistered: status = "unregistered"; state.metrics.recordDeviceChange("unregistered")
         case .absent: status = "absent"; state.metrics.recordDeviceChange("absent")
         case .replayed:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldRelay
 import HeraldServer
 import HeraldStore
 import Logging
@@ -64,6 +65,52 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("push-concurrency"),
         help: "Pushes in flight per provider (HERALD_PUSH_CONCURRENCY; default 100).")
     var pushConcurrency: String?
+    @Option(
+        name: .customLong("push-content"),
+        help: "full (messages in pushes) or none (wake-up pushes only) (HERALD_PUSH_CONTENT; default full).")
+    var pushContent: String?
+    @Option(
+        name: .customLong("setup-confirmation"),
+        help: "true or false: a push confirms each new binding (HERALD_SETUP_CONFIRMATION; default true).")
+    var setupConfirmation: String?
+    @Option(
+        name: .customLong("apns-key-file"), help: "APNs .p8 token-signing key (HERALD_APNS_KEY_FILE; none: no APNs).")
+    var apnsKeyFile: String?
+    @Option(name: .customLong("apns-key-id"), help: "Its key id (HERALD_APNS_KEY_ID).")
+    var apnsKeyID: String?
+    @Option(name: .customLong("apns-team-id"), help: "The Apple team id (HERALD_APNS_TEAM_ID).")
+    var apnsTeamID: String?
+    @Option(name: .customLong("apns-topic"), help: "The app's bundle id, apns-topic (HERALD_APNS_TOPIC).")
+    var apnsTopic: String?
+    @Option(
+        name: .customLong("apns-host"), help: "Production host (HERALD_APNS_HOST; default https://api.push.apple.com).")
+    var apnsHost: String?
+    @Option(
+        name: .customLong("apns-sandbox-host"),
+        help: "Sandbox host (HERALD_APNS_SANDBOX_HOST; default https://api.development.push.apple.com).")
+    var apnsSandboxHost: String?
+    @Option(
+        name: .customLong("apns-ca-file"), help: "An extra trusted root in PEM, for local fakes (HERALD_APNS_CA_FILE).")
+    var apnsCAFile: String?
+    @Option(
+        name: .customLong("fcm-service-account"),
+        help: "FCM service-account JSON (HERALD_FCM_SERVICE_ACCOUNT; none: no FCM).")
+    var fcmServiceAccount: String?
+    @Option(
+        name: .customLong("fcm-project-id"), help: "Project id (HERALD_FCM_PROJECT_ID; default: the service account's)."
+    )
+    var fcmProjectID: String?
+    @Option(
+        name: .customLong("fcm-endpoint"),
+        help: "FCM base URL (HERALD_FCM_ENDPOINT; default https://fcm.googleapis.com).")
+    var fcmEndpoint: String?
+    @Option(
+        name: .customLong("fcm-token-uri"),
+        help: "OAuth token endpoint (HERALD_FCM_TOKEN_URI; default: the service account's token_uri).")
+    var fcmTokenURI: String?
+    @Option(
+        name: .customLong("fcm-ca-file"), help: "An extra trusted root in PEM, for local fakes (HERALD_FCM_CA_FILE).")
+    var fcmCAFile: String?
     @Option(name: .customLong("log-level"), help: "trace…critical (HERALD_LOG_LEVEL; default info).") var logLevel:
         String?
     @Option(name: .customLong("log-format"), help: "text or json (HERALD_LOG_FORMAT; default text).") var logFormat:
@@ -76,7 +123,13 @@ struct ServeCommand: AsyncParsableCommand {
             ("rate-burst", rateBurst),
             ("trusted-proxy", trustedProxy), ("body-limit", bodyLimit), ("max-bindings", maxBindings),
             ("binding-expiry-days", bindingExpiryDays), ("push-attempts", pushAttempts), ("push-max-age", pushMaxAge),
-            ("push-concurrency", pushConcurrency), ("log-level", logLevel), ("log-format", logFormat),
+            ("push-concurrency", pushConcurrency), ("push-content", pushContent),
+            ("setup-confirmation", setupConfirmation), ("apns-key-file", apnsKeyFile), ("apns-key-id", apnsKeyID),
+            ("apns-team-id", apnsTeamID), ("apns-topic", apnsTopic), ("apns-host", apnsHost),
+            ("apns-sandbox-host", apnsSandboxHost), ("apns-ca-file", apnsCAFile),
+            ("fcm-service-account", fcmServiceAccount), ("fcm-project-id", fcmProjectID), ("fcm-endpoint", fcmEndpoint),
+            ("fcm-token-uri", fcmTokenURI), ("fcm-ca-file", fcmCAFile), ("log-level", logLevel),
+            ("log-format", logFormat),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { name, value in value.map { (name, $0) } })
     }
@@ -98,11 +151,17 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(.unexpected, "\(error)")
         }
+        let providers: PushProviders
+        do {
+            providers = try PushProviderFactory.make(configuration, logger: logger)
+        } catch {
+            throw CLIError(.usage, "\(error)")
+        }
         let state = ServerState(
             configuration: configuration, store: store, logger: logger, version: HeraldVersion.current)
         let settled = configuration
         let host = settled.host.contains(":") ? "[\(settled.host)]" : settled.host
-        let group = HeraldServerApp.makeServiceGroup(state) { port in
+        let group = HeraldServerApp.makeServiceGroup(state, providers: providers) { port in
             // One line on stdout that scripts (and tests, with --port 0) can read.
             let line =
                 "herald listening on http://\(host):\(port) audience=\(settled.effectiveAudience) "
