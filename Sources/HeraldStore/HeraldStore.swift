@@ -69,6 +69,9 @@ public protocol HeraldStore: Sendable {
     /// Records what delivery attempts did, in one transaction.
     func record(_ results: [PushAttemptResult]) async throws
 
+    /// A feed item's sender, recipient and the state of each of its pushes; nil for an unknown sid.
+    func pushReport(sid: Int64) async throws -> PushReport?
+
     /// Pushes still queued (the outbox's depth), counted on its partial index.
     func queuedPushCount() async throws -> Int
 

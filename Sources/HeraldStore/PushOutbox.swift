@@ -36,6 +36,36 @@ public struct QueuedPush: Sendable, Hashable {
     }
 }
 
+/// What `GET /v1/notifications/{sid}` tells the sending channel.
+public struct PushReport: Sendable, Hashable {
+    public struct Push: Sendable, Hashable {
+        public let platform: Platform
+        /// `queued`, `sent`, `failed` or `pruned`.
+        public let status: String
+        public let attempts: Int
+        public let lastError: String?
+
+        public init(platform: Platform, status: String, attempts: Int, lastError: String?) {
+            self.platform = platform
+            self.status = status
+            self.attempts = attempts
+            self.lastError = lastError
+        }
+    }
+
+    public let sid: Int64
+    public let channel: EthereumAddress
+    public let recipient: EthereumAddress
+    public let pushes: [Push]
+
+    public init(sid: Int64, channel: EthereumAddress, recipient: EthereumAddress, pushes: [Push]) {
+        self.sid = sid
+        self.channel = channel
+        self.recipient = recipient
+        self.pushes = pushes
+    }
+}
+
 /// What one delivery attempt did to a queued push.
 public struct PushAttemptResult: Sendable, Hashable {
     public enum Disposition: Sendable, Hashable {

@@ -116,6 +116,33 @@ extension SQLiteHeraldStore {
             """, cutoff)
     }
 
+    public func pushReport(sid: Int64) async throws -> PushReport? {
+        try await pool.read { db in
+            let item = try RawStatement(
+                db,
+                """
+                SELECT n.channel, f.recipient FROM feed_items f JOIN notifications n ON n.id = f.notification
+                WHERE f.sid = ?
+                """)
+            item.bind(1, sid)
+            guard let (channel, recipient) = try item.rows({ ($0.blob(0), $0.blob(1)) }).first else { return nil }
+            let pushes = try RawStatement(
+                db, "SELECT platform, status, attempts, last_error FROM push_outbox WHERE sid = ? ORDER BY id")
+            pushes.bind(1, sid)
+            return PushReport(
+                sid: sid, channel: try EthereumAddress(bytes: channel),
+                recipient: try EthereumAddress(bytes: recipient),
+                pushes: try pushes.rows { row in
+                    guard let platform = Platform(rawValue: row.text(0)) else {
+                        throw StoreError("unknown platform in the push outbox")
+                    }
+                    return PushReport.Push(
+                        platform: platform, status: row.text(1), attempts: Int(row.integer(2)),
+                        lastError: row.isNull(3) ? nil : row.text(3))
+                })
+        }
+    }
+
     public func queuedPushCount() async throws -> Int {
         try await pool.read { db in
             let count = try RawStatement(db, "SELECT COUNT(*) FROM push_outbox WHERE status = 'queued'")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HeraldRelay
 import HeraldStore
@@ -158,5 +159,56 @@ final class RecordingProvider: PushProvider {
             #expect(try await state.store.apply(refresh) == .registered(created: false))
             #expect(try await state.store.queuedPushCount() == 0)
         }
+    }
+
+    @Test func theSendingChannelReadsEachPushsStatus() async throws {
+        let fixture = try F { $0.setupConfirmation = false }
+        try await fixture.state.store.saveChannel(
+            ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
+        try await fixture.test { client async throws in
+            let subscribe = try SubscriptionRouteTests.signed(SubscriptionRouteTests.subscription(nonce: 1))
+            #expect(try await client.post(subscribe, uri: "/v1/subscriptions").status == .ok)
+            #expect(try await client.post(try F.signed(F.binding(nonce: 2))).status == .ok)
+            let sent = try await client.post(
+                try N.notification(N.draft.targetedPayload(to: [F.key.address]), nonce: 3), uri: "/v1/notifications")
+            let sid = try #require(
+                sent.json?["sid"].flatMap { value -> String? in
+                    guard case .array(let items) = value else { return nil }
+                    return items.first?.stringValue
+                })
+            func status(_ path: String, as key: PrivateKey?) async throws -> TestResponse {
+                var headers: HTTPFields = [:]
+                if let key {
+                    headers[.authorization] = try SubscriptionRouteTests.feedAccess(wallet: key.address, by: key)
+                }
+                return try await client.execute(uri: path, method: .get, headers: headers)
+            }
+            let queued = try await status("/v1/notifications/\(sid)", as: N.channelKey)
+            #expect(queued.status == .ok, "\(queued.text)")
+            #expect(queued.json?["recipient"] == .string(F.key.address.checksummed))
+            #expect(queued.json?["pushes"]?[0]?["status"] == .string("queued"))
+
+            let provider = RecordingProvider(answers: [.retryable(reason: "APNs 503", retryAfter: 60)])
+            let service = PushOutboxService(
+                state: fixture.state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
+            try await service.drainOnce()
+            let retried = try await status("/v1/notifications/\(sid)", as: N.channelKey)
+            let push = try #require(retried.json?["pushes"]?[0])
+            #expect(push["platform"] == .string("ios") && push["status"] == .string("queued"))
+            #expect(push["attempts"] == .number("1") && push["lastError"] == .string("APNs 503"))
+
+            #expect(try await status("/v1/notifications/\(sid)", as: F.key).errorCode == "not_found", "not the sender")
+            #expect(try await status("/v1/notifications/999", as: N.channelKey).errorCode == "not_found")
+            #expect(try await status("/v1/notifications/x1", as: N.channelKey).errorCode == "bad_request")
+            #expect(try await status("/v1/notifications/\(sid)", as: nil).errorCode == "unauthorized")
+        }
+    }
+}
+
+extension JSONValue {
+    /// An array element, for reading answers in tests.
+    subscript(index: Int) -> JSONValue? {
+        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
     }
 }

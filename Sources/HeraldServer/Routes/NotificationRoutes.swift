@@ -12,6 +12,9 @@ enum NotificationRoutes {
         router.on(RouteTable.feeds) { request, context in
             try await getFeeds(request, context: context, state: state)
         }
+        router.on(RouteTable.notificationStatus) { request, context in
+            try await getStatus(request, context: context, state: state)
+        }
     }
 
     /// PROTOCOL §2.3 then §4.1: the envelope is verified (audience, time, signature) before its payload
@@ -78,6 +81,39 @@ enum NotificationRoutes {
             ])
         }
         return JSONResponse.make(.object([("feeds", .array(feeds)), ("itemcount", .number(String(page.total)))]))
+    }
+}
+
+extension NotificationRoutes {
+    /// `GET /v1/notifications/{sid}`: the pushes of one item, for the channel that sent it (FeedAccess
+    /// signed by the channel wallet). Another signer gets the same `404` as an unknown sid: whether a sid
+    /// exists is the sender's business only.
+    static func getStatus(
+        _ request: Request, context: HeraldRequestContext, state: ServerState
+    ) async throws
+        -> Response
+    {
+        let raw = context.parameters.get("sid") ?? ""
+        guard let sid = Int64(raw), sid > 0, raw.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            throw APIError(.badRequest, "sid must be a positive integer")
+        }
+        let signer = try await FeedAccessCheck.authorizeAnySigner(request, context: context, state: state)
+        let report = try await StoreCall.run(context) { try await state.store.pushReport(sid: sid) }
+        guard let report, report.channel == signer else {
+            throw APIError(.notFound, "no notification \(sid) sent by \(signer)")
+        }
+        let pushes = report.pushes.map { push in
+            JSONValue.object([
+                ("platform", .string(push.platform.rawValue)), ("status", .string(push.status)),
+                ("attempts", .number(String(push.attempts))),
+                ("lastError", push.lastError.map { .string($0) } ?? .null),
+            ])
+        }
+        return JSONResponse.make(
+            .object([
+                ("sid", .string(String(sid))), ("recipient", .string(report.recipient.checksummed)),
+                ("pushes", .array(pushes)),
+            ]))
     }
 }
 

@@ -102,8 +102,26 @@ enum StoreCall {
 /// A missing or unreadable header, or a path wallet other than the signer, is `401 unauthorized`;
 /// faults inside the envelope get the codes of §2.3. An accepted one refreshes the public key.
 enum FeedAccessCheck {
+    /// A read of `wallet`'s data: the FeedAccess must be signed by that wallet.
     static func authorize(
         _ request: Request, wallet: EthereumAddress, context: HeraldRequestContext, state: ServerState
+    ) async throws -> VerifiedOperation<FeedAccess> {
+        let verified = try await verify(request, context: context, state: state)
+        guard verified.signer == wallet else {
+            throw APIError(.unauthorized, "this FeedAccess was signed by \(verified.signer), not \(wallet)")
+        }
+        return verified
+    }
+
+    /// For reads whose path names no wallet: any valid FeedAccess; the caller checks its signer.
+    static func authorizeAnySigner(
+        _ request: Request, context: HeraldRequestContext, state: ServerState
+    ) async throws -> EthereumAddress {
+        try await verify(request, context: context, state: state).signer
+    }
+
+    private static func verify(
+        _ request: Request, context: HeraldRequestContext, state: ServerState
     ) async throws -> VerifiedOperation<FeedAccess> {
         guard let header = request.headers[.authorization] else {
             throw APIError(.unauthorized, "this read needs Authorization: Herald <base64url FeedAccess envelope>")
@@ -119,11 +137,8 @@ enum FeedAccessCheck {
             state.metrics.recordRejection(rejection.code)
             throw APIError(rejection)
         case .valid(let verified):
-            guard verified.signer == wallet else {
-                throw APIError(.unauthorized, "this FeedAccess was signed by \(verified.signer), not \(wallet)")
-            }
             try await StoreCall.run(context) {
-                try await state.store.rememberPublicKey(verified.publicKey, of: wallet, now: state.clock())
+                try await state.store.rememberPublicKey(verified.publicKey, of: verified.signer, now: state.clock())
             }
             return verified
         }
