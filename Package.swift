@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldInbox", targets: ["HeraldInbox"]),
         .executable(name: "herald", targets: ["herald"]),
+        .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
     ],
     targets: [
         // libsecp256k1 from the system (Debian: libsecp256k1-dev), as GRDB wraps SQLite.
@@ -78,6 +80,22 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Local fakes of APNs (HTTP/2 over TLS, a certificate made at start) and FCM with its OAuth
+        // endpoint, checking what Herald sends, for tests, benchmarks and manual trials.
+        .target(
+            name: "HeraldTesting",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictSettings
         ),
@@ -149,7 +167,10 @@ let package = Package(
         // Drives the built `herald` binary; depending on it makes `swift test` build it first.
         .testTarget(
             name: "HeraldCLITests",
-            dependencies: ["herald", "HeraldCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "herald", "HeraldCore", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

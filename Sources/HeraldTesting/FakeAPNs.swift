@@ -1,0 +1,156 @@
+public import Crypto
+import Foundation
+public import HeraldCore
+import Hummingbird
+import HummingbirdHTTP2
+import Logging
+import NIOCore
+import Synchronization
+
+/// A fake APNs provider API, in the manner of APNSwift's test server: HTTP/2 over TLS on loopback with a
+/// certificate made at start. It checks each request as Apple would (provider token signature and
+/// claims against the `.p8` public key, topic, push type, `apns-id`, token form, body and size),
+/// records it, and answers as scripted.
+public final class FakeAPNs: Sendable {
+    /// One request as received, with what the fake found wrong in it (empty: a request APNs accepts).
+    public struct Received: Sendable {
+        public let path: String
+        public let deviceToken: String
+        public let headers: [String: String]
+        public let body: [UInt8]
+        public let problems: [String]
+        /// Claims of the provider token, when it verified.
+        public let tokenClaims: JSONValue?
+        /// Whether it came as an HTTP/2 stream.
+        public let http2: Bool
+
+        public var json: JSONValue? { try? JSONParser.parse(body) }
+    }
+
+    public let certificate: SelfSignedCertificate
+    let publicKey: P256.Signing.PublicKey
+    let keyID: String
+    let teamID: String
+    let topic: String
+    private let core = FakeServerCore()
+    private let log = Mutex<[Received]>([])
+    private let boundPort = Mutex(0)
+
+    public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, topic: String) throws {
+        certificate = try SelfSignedCertificate(commonName: "fake-apns")
+        self.publicKey = publicKey
+        self.keyID = keyID
+        self.teamID = teamID
+        self.topic = topic
+    }
+
+    /// Starts listening on 127.0.0.1 (`port` 0: a free one) and returns the port.
+    @discardableResult
+    public func start(port: Int = 0) async throws -> Int {
+        let tls = try certificate.serverConfiguration(protocols: ["h2"])
+        let bound = try await core.start { onListening in
+            let router = Router(context: FakeRequestContext.self)
+            router.post("/3/device/:token") { request, context in try await self.handle(request, context: context) }
+            return Application(
+                router: router, server: try .http2Upgrade(tlsConfiguration: tls),
+                configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fake-apns"),
+                onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+                logger: Logger(label: "fake-apns", factory: { _ in SwiftLogNoOpLogHandler() }))
+        }
+        boundPort.withLock { $0 = bound }
+        return bound
+    }
+
+    public func stop() { core.stop() }
+
+    public var url: String { "https://127.0.0.1:\(boundPort.withLock { $0 })" }
+
+    public var received: [Received] { log.withLock { $0 } }
+
+    /// The next requests' answers, in order; afterwards every request is accepted.
+    public func enqueue(_ answers: FakeAnswer...) { core.enqueue(answers) }
+
+    private func handle(_ request: Request, context: FakeRequestContext) async throws -> Response {
+        let token = context.parameters.get("token") ?? ""
+        let body = Array(try await request.body.collect(upTo: 1 << 20).readableBytesView)
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        var problems: [String] = []
+        let claims = checkToken(headers["authorization"], problems: &problems)
+        if headers["apns-topic"] != topic { problems.append("apns-topic is \(headers["apns-topic"] ?? "missing")") }
+        if !["alert", "background"].contains(headers["apns-push-type"] ?? "") { problems.append("bad apns-push-type") }
+        if let id = headers["apns-id"], UUID(uuidString: id) == nil { problems.append("apns-id is not a UUID") }
+        if !(token.count >= 64 && token.count % 2 == 0 && token.allSatisfy(\.isHexDigit)) {
+            problems.append("the device token is not hex")
+        }
+        if body.count > 4096 { problems.append("the body is over 4096 bytes") }
+        if (try? JSONParser.parse(body))?["aps"]?.objectMembers == nil { problems.append("the body has no aps object") }
+        log.withLock {
+            $0.append(
+                Received(
+                    path: request.uri.path, deviceToken: token, headers: headers, body: body, problems: problems,
+                    tokenClaims: claims, http2: context.channel.parent != nil))
+        }
+        if claims == nil { return Self.error(403, "InvalidProviderToken") }
+        if !problems.isEmpty { return Self.error(400, "BadRequest") }
+        switch await core.nextAnswer().settle() {
+        case .accept, .delay:
+            return Response(status: .ok, headers: [.init("apns-id")!: headers["apns-id"] ?? UUID().uuidString])
+        case .reject(let status, let reason, let retryAfter):
+            var response = Self.error(status, reason)
+            if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+            return response
+        case .drop:
+            // The stream's parent is the HTTP/2 connection: close it without answering.
+            context.channel.parent?.close(promise: nil)
+            context.channel.close(promise: nil)
+            return Self.error(500, "InternalServerError")
+        }
+    }
+
+    /// Verifies `bearer <ES256 JWT>` as APNs does; returns its claims, or nil with a problem noted.
+    private func checkToken(_ authorization: String?, problems: inout [String]) -> JSONValue? {
+        guard let authorization, authorization.lowercased().hasPrefix("bearer ") else {
+            problems.append("no bearer provider token")
+            return nil
+        }
+        let parts = authorization.dropFirst(7).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let header = Base64URL.json(parts[0]), let claims = Base64URL.json(parts[1]),
+            let signatureBytes = Base64URL.decode(parts[2]),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
+        else {
+            problems.append("the provider token is not a compact JWS")
+            return nil
+        }
+        guard publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)) else {
+            problems.append("the provider token signature does not verify with the .p8 public key")
+            return nil
+        }
+        guard header["alg"] == .string("ES256"), header["kid"] == .string(keyID), claims["iss"] == .string(teamID),
+            case .number(let issued)? = claims["iat"], Int64(issued) != nil
+        else {
+            problems.append("the provider token's alg, kid, iss or iat is wrong")
+            return nil
+        }
+        return claims
+    }
+
+    static func error(_ status: Int, _ reason: String) -> Response {
+        Response(
+            status: .init(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object([("reason", .string(reason))]).jsonBytes)))
+    }
+}
+
+/// base64url without padding, as JWTs use it.
+enum Base64URL {
+    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).map(Array.init)
+    }
+
+    static func json(_ text: some StringProtocol) -> JSONValue? {
+        decode(text).flatMap { try? JSONParser.parse($0) }
+    }
+}
