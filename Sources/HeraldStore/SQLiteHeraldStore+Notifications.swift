@@ -91,7 +91,8 @@ extension SQLiteHeraldStore {
                 let update = try RawStatement(
                     db,
                     """
-                    UPDATE push_outbox SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = ?
+                    UPDATE push_outbox
+                    SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = COALESCE(?, last_error)
                     WHERE id = ? AND status = 'queued'
                     """)
                 update.bind(1, result.status)

@@ -63,6 +63,9 @@ public final class FakeAPNs: Sendable {
 
     public func stop() { core.stop() }
 
+    /// Stops and returns once the port is closed (a client then gets "connection refused").
+    public func stopAndWait() async { await core.stopAndWait() }
+
     public var url: String { "https://127.0.0.1:\(boundPort.withLock { $0 })" }
 
     public var received: [Received] { log.withLock { $0 } }

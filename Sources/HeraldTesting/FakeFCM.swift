@@ -70,6 +70,8 @@ public final class FakeFCM: Sendable {
 
     public func stop() { core.stop() }
 
+    public func stopAndWait() async { await core.stopAndWait() }
+
     public var received: [Received] { log.withLock { $0 } }
 
     /// Assertions the token endpoint accepted.

@@ -57,6 +57,16 @@ final class FakeServerCore: Sendable {
             task = nil
         }
     }
+
+    /// Stops and returns once the listening socket is closed.
+    func stopAndWait() async {
+        let running = task.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        running?.cancel()
+        _ = try? await running?.value
+    }
 }
 
 public struct FakeServerError: Error, CustomStringConvertible {

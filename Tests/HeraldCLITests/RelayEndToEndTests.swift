@@ -1,0 +1,231 @@
+import Crypto
+import Foundation
+import GRDB
+import HeraldCore
+import HeraldTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `herald serve` delivering to the local fakes of APNs and FCM, as it would to Apple and Google.
+@Suite(.serialized) struct RelayEndToEndTests {
+    static let channelKey = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+    static let iosToken = String(repeating: "a1", count: 32)
+    static let androidToken = "fcm:" + String(repeating: "Zz9_", count: 12)
+
+    /// Both fakes, their credential files, a server configured for them, and a subscriber that follows
+    /// the channel with an iOS and an Android device.
+    final class Setup: @unchecked Sendable {
+        let folder = NSTemporaryDirectory() + "herald-relay-\(UUID().uuidString)"
+        let apnsKey = P256.Signing.PrivateKey()
+        let apns: FakeAPNs
+        let fcm: FakeFCM
+        var server: ServerProcess
+        let subscriber: CLIRunner
+        var database: String { folder + "/herald.sqlite" }
+
+        init() async throws {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            apns = try FakeAPNs(
+                publicKey: apnsKey.publicKey, keyID: "KEY123", teamID: "TEAM45", topic: "org.example.herald")
+            fcm = try FakeFCM()
+            try await apns.start()
+            try await fcm.start()
+            try Data(apnsKey.pemRepresentation.utf8).write(to: URL(fileURLWithPath: folder + "/AuthKey.p8"))
+            try apns.certificate.writeCertificate(to: folder + "/apns-ca.pem")
+            try Data(fcm.serviceAccountJSON).write(to: URL(fileURLWithPath: folder + "/service-account.json"))
+            server = try ServerProcess(databasePath: folder + "/herald.sqlite", extraArguments: [])
+            subscriber = try CLIRunner()
+            server = try ServerProcess(databasePath: database, extraArguments: serverArguments)
+            try await server.start()
+            #expect(try subscriber.run(["wallet", "create", "--light"]).status == 0)
+            for (platform, token) in [
+                ("ios", RelayEndToEndTests.iosToken), ("android", RelayEndToEndTests.androidToken),
+            ] {
+                let registered = try subscriber.run([
+                    "register", "--server", server.baseURL, "--platform", platform, "--device-token", token,
+                ])
+                #expect(registered.status == 0, "\(registered.stderr)")
+            }
+            let channel = RelayEndToEndTests.channelKey.address.checksummed
+            #expect(
+                try subscriber.run(["channel", "add", channel, "--name", "Desk", "--database", database]).status == 0)
+            #expect(try subscriber.run(["subscribe", channel, "--server", server.baseURL]).status == 0)
+        }
+
+        var serverArguments: [String] {
+            [
+                "--apns-key-file", folder + "/AuthKey.p8", "--apns-key-id", "KEY123", "--apns-team-id", "TEAM45",
+                "--apns-topic", "org.example.herald", "--apns-host", apns.url, "--apns-sandbox-host", apns.url,
+                "--apns-ca-file", folder + "/apns-ca.pem", "--fcm-service-account", folder + "/service-account.json",
+                "--fcm-endpoint", fcm.url,
+            ]
+        }
+
+        var subscriberAddress: EthereumAddress {
+            get throws {
+                try EthereumAddress(
+                    parsing: try subscriber.run(["wallet", "address"]).stdout.trimmingCharacters(
+                        in: .whitespacesAndNewlines))
+            }
+        }
+
+        /// Sends as the channel; returns the sids.
+        @discardableResult
+        func send(_ payload: String) async throws -> [String] {
+            let now = UInt64(Date().timeIntervalSince1970)
+            let operation = NotificationOperation(
+                channel: RelayEndToEndTests.channelKey.address, payload: payload, audience: "herald-test",
+                nonce: try UInt256(bigEndian: SecureRandom.bytes(16)), issuedAt: UInt256(now - 5),
+                expiresAt: UInt256(now + 120))
+            let body = try operation.signed(
+                with: RelayEndToEndTests.channelKey, scheme: .eip712, domain: HeraldDomain(chainId: 1))
+            let (status, answer) = try await HTTP.post(server.baseURL + "/v1/notifications", json: body.jsonText)
+            #expect(status == 202, "\(String(decoding: answer, as: UTF8.self))")
+            guard case .array(let sids)? = try JSONParser.parse(Array(answer))["sid"] else { return [] }
+            return sids.compactMap(\.stringValue)
+        }
+
+        /// The channel's view of one item's pushes.
+        func status(_ sid: String) async throws -> JSONValue {
+            let now = UInt64(Date().timeIntervalSince1970)
+            let header = try FeedAccess(
+                wallet: RelayEndToEndTests.channelKey.address, audience: "herald-test", issuedAt: UInt256(now - 5),
+                expiresAt: UInt256(now + 120)
+            ).signed(with: RelayEndToEndTests.channelKey, scheme: .eip712, domain: HeraldDomain(chainId: 1))
+                .authorizationHeader
+            var request = URLRequest(url: URL(string: server.baseURL + "/v1/notifications/\(sid)")!)
+            request.setValue(header, forHTTPHeaderField: "Authorization")
+            let (data, _) = try await HTTP.session.data(for: request)
+            return try JSONParser.parse(Array(data))
+        }
+
+        func finish() {
+            server.kill(SIGKILL)
+            apns.stop()
+            fcm.stop()
+            subscriber.cleanUp()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    /// Polls until `condition` holds (at most `seconds`).
+    static func eventually(_ seconds: Double = 15, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    @Test func typeThreeAndTypeTwoReachBothFakesWithTheRightHeadersTokensAndBodies() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let subscriber = try setup.subscriberAddress
+        // Each new binding got its setup confirmation.
+        #expect(try await Self.eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
+        #expect(setup.apns.received.first?.json?["type"] == .string("setup"))
+        #expect(setup.fcm.received.first?.message?["data"]?["type"] == .string("setup"))
+
+        let draft = NotificationDraft(title: "Trade accepted", body: "Offer 17", message: "Pay 0.1 ETH within 2 h")
+        let targeted = try await setup.send(draft.targetedPayload(to: [subscriber]))
+        let (_, keyAnswer) = try await HTTP.get(setup.server.baseURL + "/v1/users/\(subscriber.checksummed)/pubkey")
+        let publicKey = try PublicKey(
+            hex: try #require(try JSONParser.parse(Array(keyAnswer))["publicKey"]?.stringValue))
+        let secret = try await setup.send(draft.secretPayload(to: [(subscriber, publicKey)]))
+        #expect(try await Self.eventually { setup.apns.received.count == 3 && setup.fcm.received.count == 3 })
+
+        let apns = setup.apns.received
+        #expect(apns.allSatisfy { $0.problems.isEmpty && $0.http2 }, "\(apns.map(\.problems))")
+        #expect(apns.allSatisfy { $0.deviceToken == Self.iosToken && $0.tokenClaims?["iss"] == .string("TEAM45") })
+        let three = try #require(apns.first { $0.json?["sid"] == .string(targeted[0]) })
+        #expect(three.headers["apns-push-type"] == "alert" && three.headers["apns-priority"] == "10")
+        #expect(three.headers["apns-topic"] == "org.example.herald" && three.headers["apns-expiration"] != nil)
+        #expect(three.json?["aps"]?["alert"]?["title"] == .string("Trade accepted"))
+        #expect(three.json?["amsg"] == .string("Pay 0.1 ETH within 2 h") && three.json?["app"] == .string("Desk"))
+        let two = try #require(apns.first { $0.json?["sid"] == .string(secret[0]) })
+        #expect(two.json?["aps"]?["alert"]?["title"] == .string("Desk has sent you a secret message!"))
+        #expect(two.json?["amsg"] != .string("Pay 0.1 ETH within 2 h"), "type 2 stays encrypted")
+        #expect(two.json?["secret"]?.stringValue?.isEmpty == false)
+
+        let fcm = setup.fcm.received
+        #expect(fcm.allSatisfy { $0.problems.isEmpty }, "\(fcm.map(\.problems))")
+        #expect(setup.fcm.grantCount == 1, "one OAuth token for every send")
+        let fcmThree = try #require(fcm.first { $0.message?["data"]?["sid"] == .string(targeted[0]) })
+        #expect(fcmThree.message?["token"] == .string(Self.androidToken))
+        #expect(fcmThree.message?["notification"]?["body"] == .string("Offer 17"))
+        let fcmTwo = try #require(fcm.first { $0.message?["data"]?["sid"] == .string(secret[0]) })
+        #expect(fcmTwo.message?["data"]?["secret"] == two.json?["secret"])
+
+        let report = try await setup.status(targeted[0])
+        guard case .array(let pushes)? = report["pushes"] else {
+            Issue.record("no pushes in \(report)")
+            return
+        }
+        #expect(pushes.count == 2 && pushes.allSatisfy { $0["status"] == .string("sent") }, "\(report)")
+    }
+
+    @Test func a410PrunesTheBindingAndA503ThenA200DeliversOnce() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let subscriber = try setup.subscriberAddress
+        #expect(try await Self.eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
+        setup.apns.enqueue(.reject(status: 410, reason: "Unregistered"))
+        setup.fcm.enqueue(.reject(status: 503, reason: "UNAVAILABLE"))
+        let sid = try await setup.send(NotificationDraft(title: "t", body: "b").targetedPayload(to: [subscriber]))[0]
+        #expect(
+            try await Self.eventually {
+                guard case .array(let pushes)? = try await setup.status(sid)["pushes"] else { return false }
+                return Set(pushes.compactMap { $0["status"]?.stringValue }) == ["pruned", "sent"]
+            })
+        let report = try await setup.status(sid)
+        guard case .array(let pushes)? = report["pushes"] else { return }
+        let ios = try #require(pushes.first { $0["platform"] == .string("ios") })
+        #expect(ios["lastError"] == .string("APNs 410 Unregistered"))
+        let android = try #require(pushes.first { $0["platform"] == .string("android") })
+        #expect(android["attempts"] == .number("2"))
+        #expect(android["lastError"]?.stringValue?.hasPrefix("FCM 503") == true, "\(android)")
+        // Delivered once after the retry: two requests for the item, the second accepted, no third.
+        #expect(setup.fcm.received.filter { $0.message?["data"]?["sid"] == .string(sid) }.count == 2)
+        // The dead iOS token's binding is gone; the Android one stays.
+        let queue = try DatabaseQueue(path: setup.database)
+        let platforms = try await queue.read { db in try String.fetchAll(db, sql: "SELECT platform FROM bindings") }
+        try queue.close()
+        #expect(platforms == ["android"])
+    }
+
+    @Test func aSIGKILLWithPushesQueuedLosesNone() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let subscriber = try setup.subscriberAddress
+        #expect(try await Self.eventually { setup.apns.received.count == 1 })
+        // APNs goes away: pushes wait in the outbox. The server is then killed without warning.
+        let port = Int(setup.apns.url.split(separator: ":").last ?? "") ?? 0
+        await setup.apns.stopAndWait()
+        var sids: [String] = []
+        for index in 0..<5 {
+            sids += try await setup.send(
+                NotificationDraft(title: "m\(index)", body: "b").targetedPayload(to: [subscriber]))
+        }
+        let queue = try DatabaseQueue(path: setup.database)
+        let waiting = try await queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM push_outbox WHERE status = 'queued' AND platform = 'ios'")
+        }
+        try queue.close()
+        #expect(waiting == 5, "the iOS pushes are queued when the server dies")
+        setup.server.kill(SIGKILL)
+        _ = try await setup.server.waitForExit()
+        // APNs returns on the same port, and so does Herald, on the same database.
+        #expect(try await Self.eventually(10) { (try? await setup.apns.start(port: port)) != nil })
+        setup.server = try ServerProcess(databasePath: setup.database, extraArguments: setup.serverArguments)
+        try await setup.server.start()
+        #expect(
+            try await Self.eventually(30) {
+                let delivered = Set(setup.apns.received.compactMap { $0.json?["sid"]?.stringValue })
+                return Set(sids).isSubset(of: delivered)
+            }, "every queued push arrived after the restart")
+    }
+}
