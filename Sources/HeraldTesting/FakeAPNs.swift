@@ -35,8 +35,17 @@ public final class FakeAPNs: Sendable {
     private let core = FakeServerCore()
     private let log = Mutex<[Received]>([])
     private let boundPort = Mutex(0)
+    private let counts = Mutex((accepted: 0, answered: 0))
+    /// Provider tokens already verified, with their claims: as APNs does, a token is checked once,
+    /// not on every request (which would also spend the benchmark machine's CPU on the fake).
+    private let verifiedTokens = Mutex<[String: JSONValue]>([:])
+    /// Off for load runs: requests are counted, not kept.
+    let keepRequests: Bool
 
-    public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, topic: String) throws {
+    public init(
+        publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, topic: String, keepRequests: Bool = true
+    ) throws {
+        self.keepRequests = keepRequests
         certificate = try SelfSignedCertificate(commonName: "fake-apns")
         self.publicKey = publicKey
         self.keyID = keyID
@@ -70,6 +79,9 @@ public final class FakeAPNs: Sendable {
 
     public var received: [Received] { log.withLock { $0 } }
 
+    /// Requests answered, and those accepted (200), since start.
+    public var tally: (answered: Int, accepted: Int) { counts.withLock { ($0.answered, $0.accepted) } }
+
     /// The next requests' answers, in order; afterwards every request is accepted.
     public func enqueue(_ answers: FakeAnswer...) { core.enqueue(answers) }
 
@@ -88,16 +100,20 @@ public final class FakeAPNs: Sendable {
         }
         if body.count > 4096 { problems.append("the body is over 4096 bytes") }
         if (try? JSONParser.parse(body))?["aps"]?.objectMembers == nil { problems.append("the body has no aps object") }
-        log.withLock {
-            $0.append(
-                Received(
-                    path: request.uri.path, deviceToken: token, headers: headers, body: body, problems: problems,
-                    tokenClaims: claims, http2: context.channel.parent != nil))
+        counts.withLock { $0.answered += 1 }
+        if keepRequests {
+            log.withLock {
+                $0.append(
+                    Received(
+                        path: request.uri.path, deviceToken: token, headers: headers, body: body, problems: problems,
+                        tokenClaims: claims, http2: context.channel.parent != nil))
+            }
         }
         if claims == nil { return Self.error(403, "InvalidProviderToken") }
         if !problems.isEmpty { return Self.error(400, "BadRequest") }
         switch await core.nextAnswer().settle() {
         case .accept, .delay:
+            counts.withLock { $0.accepted += 1 }
             return Response(status: .ok, headers: [.init("apns-id")!: headers["apns-id"] ?? UUID().uuidString])
         case .reject(let status, let reason, let retryAfter):
             var response = Self.error(status, reason)
@@ -117,7 +133,9 @@ public final class FakeAPNs: Sendable {
             problems.append("no bearer provider token")
             return nil
         }
-        let parts = authorization.dropFirst(7).split(separator: ".", omittingEmptySubsequences: false)
+        let jwt = String(authorization.dropFirst(7))
+        if let claims = verifiedTokens.withLock({ $0[jwt] }) { return claims }
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Base64URL.json(parts[0]), let claims = Base64URL.json(parts[1]),
             let signatureBytes = Base64URL.decode(parts[2]),
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
@@ -135,6 +153,7 @@ public final class FakeAPNs: Sendable {
             problems.append("the provider token's alg, kid, iss or iat is wrong")
             return nil
         }
+        verifiedTokens.withLock { $0[jwt] = claims }
         return claims
     }
 

@@ -28,14 +28,18 @@ public final class FakeFCM: Sendable {
     private let boundPort = Mutex(0)
 
     /// Makes a service account with a fresh RSA key; `serviceAccountJSON` is its key file.
-    public init(
+    public convenience init(
         projectID: String = "herald-fake", clientEmail: String = "push@herald-fake.iam.gserviceaccount.com"
-    )
-        throws
-    {
+    ) throws {
+        try self.init(projectID: projectID, clientEmail: clientEmail, key: _RSA.Signing.PrivateKey(keySize: .bits2048))
+    }
+
+    // The key comes in made: a throwing call among the stored-property initialisers of this class
+    // crashed the optimiser of Swift 6.3 (CopyPropagation) in release builds.
+    private init(projectID: String, clientEmail: String, key: _RSA.Signing.PrivateKey) {
         self.projectID = projectID
         self.clientEmail = clientEmail
-        key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.key = key
     }
 
     public var url: String { "http://127.0.0.1:\(boundPort.withLock { $0 })" }

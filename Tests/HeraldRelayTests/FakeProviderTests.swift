@@ -44,6 +44,20 @@ import Testing
         for _ in 0..<3 where afterDrop.last != .sent { afterDrop.append(await provider.deliver(F.push())) }
         #expect(afterDrop.last == .sent, "a new connection after the drop: \(afterDrop)")
 
+        // Many streams on one connection: a slow answer does not hold up the next send. (Order, not
+        // time, is checked: the fast send must finish while the slow one is still waiting.)
+        fake.enqueue(.delay(milliseconds: 3000, then: .accept))
+        let slowDone = ScriptedTransportState.Counter()
+        async let slow: PushDelivery = {
+            let outcome = await provider.deliver(F.push())
+            _ = slowDone.increment()
+            return outcome
+        }()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await provider.deliver(F.push()) == .sent)
+        #expect(slowDone.increment() == 1, "the second send finished first")
+        #expect(await slow == .sent)
+
         let received = fake.received
         #expect(received.count >= 6)
         #expect(received.allSatisfy { $0.problems.isEmpty }, "\(received.map(\.problems))")

@@ -33,45 +33,89 @@ public struct PushOutboxService: Service {
         }
     }
 
+    /// One lane's worker, pipelined: up to `batchSize` sends in flight, refilled as they finish, so
+    /// one slow answer never holds up the others. Outcomes are committed in groups; a push stays
+    /// claimed (not fetched again) from the moment it is sent until its outcome is committed.
     private func loop(_ platforms: Set<Platform>) async {
-        while !Task.isCancelled {
-            let handled: Int
-            do {
-                handled = try await drainOnce(platforms: platforms)
-            } catch {
-                state.logger.error("push outbox: \(error)")
-                handled = 0
+        await withTaskGroup(of: Delivery.self) { group in
+            var claimed = Set<Int64>()
+            var inFlight = 0
+            var finished: [Delivery] = []
+            while !Task.isCancelled {
+                if inFlight <= batchSize / 2 {
+                    do {
+                        let due = try await state.store.duePushes(
+                            now: state.clock(), limit: batchSize + claimed.count, platforms: platforms)
+                        for push in due.lazy.filter({ !claimed.contains($0.id) }).prefix(batchSize - inFlight) {
+                            claimed.insert(push.id)
+                            inFlight += 1
+                            group.addTask { await deliver(push) }
+                        }
+                    } catch {
+                        state.logger.error("push outbox: \(error)")
+                    }
+                }
+                if inFlight == 0 {
+                    await commit(&finished, releasing: &claimed)
+                    await state.pushWakeup.wait(upTo: idlePoll)
+                    continue
+                }
+                if let done = await group.next() {
+                    inFlight -= 1
+                    finished.append(done)
+                }
+                if finished.count >= Self.commitGroup || inFlight == 0 {
+                    await commit(&finished, releasing: &claimed)
+                }
             }
-            if handled == 0 { await state.pushWakeup.wait(upTo: idlePoll) }
+            await commit(&finished, releasing: &claimed)
         }
     }
 
-    /// One round: every due push of one batch (of `platforms`, or all), sent concurrently. Returns how
-    /// many were handled.
+    /// Outcomes committed per transaction in the pipelined worker.
+    static let commitGroup = 64
+
+    private func commit(_ finished: inout [Delivery], releasing claimed: inout Set<Int64>) async {
+        guard !finished.isEmpty else { return }
+        do {
+            try await settle(finished, now: state.clock())
+            for delivery in finished { claimed.remove(delivery.push.id) }
+            finished.removeAll(keepingCapacity: true)
+        } catch {
+            // Left claimed and queued in the database: retried at the next commit.
+            state.logger.error("push outbox: cannot record outcomes: \(error)")
+        }
+    }
+
+    /// One round: every due push of one batch (of `platforms`, or all), sent concurrently, outcomes
+    /// committed together. Returns how many were handled.
     @discardableResult
     public func drainOnce(platforms: Set<Platform>? = nil) async throws -> Int {
         let now = state.clock()
         let due = try await state.store.duePushes(now: now, limit: batchSize, platforms: platforms)
         guard !due.isEmpty else { return 0 }
-        let providers = self.providers
         let deliveries = await withTaskGroup(of: Delivery.self) { group in
-            for push in due {
-                group.addTask {
-                    let provider = providers.provider(for: push.platform)
-                    // A push whose binding is gone (unregistered, or its token died) is dropped unsent.
-                    guard push.bound else {
-                        return Delivery(push: push, provider: provider.name, outcome: nil, duration: .zero)
-                    }
-                    let started = ContinuousClock.now
-                    let outcome = await provider.deliver(push)
-                    return Delivery(
-                        push: push, provider: provider.name, outcome: outcome, duration: ContinuousClock.now - started)
-                }
-            }
+            for push in due { group.addTask { await deliver(push) } }
             var results: [Delivery] = []
             for await result in group { results.append(result) }
             return results
         }
+        try await settle(deliveries, now: now)
+        return due.count
+    }
+
+    /// Sends one push, unless its binding is gone (unregistered, or its token died): then it is dropped.
+    private func deliver(_ push: QueuedPush) async -> Delivery {
+        let provider = providers.provider(for: push.platform)
+        guard push.bound else { return Delivery(push: push, provider: provider.name, outcome: nil, duration: .zero) }
+        let started = ContinuousClock.now
+        let outcome = await provider.deliver(push)
+        return Delivery(push: push, provider: provider.name, outcome: outcome, duration: ContinuousClock.now - started)
+    }
+
+    /// Applies outcomes: dead tokens remove their bindings, the retry policy decides, one transaction
+    /// records them all, metrics follow.
+    private func settle(_ deliveries: [Delivery], now: Int64) async throws {
         let policy = PushRetryPolicy(
             attempts: state.configuration.pushAttempts, maxAgeSeconds: state.configuration.pushMaxAgeSeconds)
         var results: [PushAttemptResult] = []
@@ -98,7 +142,6 @@ public struct PushOutboxService: Service {
             let status = result.status == "queued" ? "retried" : result.status
             state.metrics.recordPushes(provider: delivery.provider, status: status, count: 1)
         }
-        return due.count
     }
 
     private struct Delivery: Sendable {
