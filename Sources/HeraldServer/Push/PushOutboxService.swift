@@ -34,13 +34,23 @@ public struct PushOutboxService: Service {
     }
 
     /// One lane's worker, pipelined: up to `batchSize` sends in flight, refilled as they finish, so
-    /// one slow answer never holds up the others. Outcomes are committed in groups; a push stays
-    /// claimed (not fetched again) from the moment it is sent until its outcome is committed.
+    /// one slow answer never holds up the others. Outcomes are committed in groups, in the background
+    /// (one commit at a time) while sending goes on; a push stays claimed (not fetched again) from the
+    /// moment it is sent until its outcome is committed.
     private func loop(_ platforms: Set<Platform>) async {
         await withTaskGroup(of: Delivery.self) { group in
             var claimed = Set<Int64>()
             var inFlight = 0
             var finished: [Delivery] = []
+            var committing: Task<[Int64], Never>?
+            func commitFinished() async {
+                if let previous = committing { for id in await previous.value { claimed.remove(id) } }
+                committing = nil
+                guard !finished.isEmpty else { return }
+                let batch = finished
+                finished.removeAll(keepingCapacity: true)
+                committing = Task { await commit(batch) }
+            }
             while !Task.isCancelled {
                 if inFlight <= batchSize / 2 {
                     do {
@@ -56,7 +66,8 @@ public struct PushOutboxService: Service {
                     }
                 }
                 if inFlight == 0 {
-                    await commit(&finished, releasing: &claimed)
+                    await commitFinished()
+                    await commitFinished()
                     await state.pushWakeup.wait(upTo: idlePoll)
                     continue
                 }
@@ -64,27 +75,26 @@ public struct PushOutboxService: Service {
                     inFlight -= 1
                     finished.append(done)
                 }
-                if finished.count >= Self.commitGroup || inFlight == 0 {
-                    await commit(&finished, releasing: &claimed)
-                }
+                if finished.count >= Self.commitGroup { await commitFinished() }
             }
-            await commit(&finished, releasing: &claimed)
+            await commitFinished()
+            await commitFinished()
         }
     }
 
     /// Outcomes committed per transaction in the pipelined worker.
     static let commitGroup = 64
 
-    private func commit(_ finished: inout [Delivery], releasing claimed: inout Set<Int64>) async {
-        guard !finished.isEmpty else { return }
+    /// Records a group of outcomes and returns their ids, to be released. If the write fails they are
+    /// released anyway: still queued in the database, they are fetched and sent again (a repeat,
+    /// never a loss).
+    private func commit(_ batch: [Delivery]) async -> [Int64] {
         do {
-            try await settle(finished, now: state.clock())
-            for delivery in finished { claimed.remove(delivery.push.id) }
-            finished.removeAll(keepingCapacity: true)
+            try await settle(batch, now: state.clock())
         } catch {
-            // Left claimed and queued in the database: retried at the next commit.
-            state.logger.error("push outbox: cannot record outcomes: \(error)")
+            state.logger.error("push outbox: cannot record outcomes, they will be sent again: \(error)")
         }
+        return batch.map(\.push.id)
     }
 
     /// One round: every due push of one batch (of `platforms`, or all), sent concurrently, outcomes
