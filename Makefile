@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Override with e.g. make run ARGS="serve --port 9000" or ARGS="wallet list".
 ARGS ?= serve
 
-.PHONY: all setup build release run test unit interop interop-check bench format lint clean
+.PHONY: all setup build release run test unit interop interop-check contract contract-check bench format lint clean
 
 all: build
 
@@ -21,12 +21,13 @@ release: setup
 run: build
 	$(SWIFT) run --skip-build herald $(ARGS)
 
-# Everything: build, the eth-account interoperability check, then every Swift test (last, so that
-# its summary closes the output). HERALD_SKIP_INTEROP=1 leaves the interop check out on a machine
-# without PyPI.
+# Everything: build, the eth-account interoperability check, schemathesis against the OpenAPI
+# document, then every Swift test (last, so that its summary closes the output).
+# HERALD_SKIP_INTEROP=1 / HERALD_SKIP_CONTRACT=1 leave those stages out on a machine without PyPI.
 test: setup
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory interop-check
+	@$(MAKE) --no-print-directory contract-check
 	$(SWIFT) test --skip-build
 
 unit: setup
@@ -40,6 +41,15 @@ interop-check:
 	  echo "interop: skipped (HERALD_SKIP_INTEROP=1): eth-account compatibility NOT checked"; \
 	else \
 	  ./scripts/interop/run.sh "$$($(SWIFT) build --show-bin-path)/herald"; \
+	fi
+
+contract: build contract-check
+
+contract-check:
+	@if [ "$${HERALD_SKIP_CONTRACT:-0}" = "1" ]; then \
+	  echo "contract: skipped (HERALD_SKIP_CONTRACT=1): the API was NOT fuzzed against Schemas/openapi.yaml"; \
+	else \
+	  ./scripts/contract/run.sh "$$($(SWIFT) build --show-bin-path)/herald"; \
 	fi
 
 bench: release

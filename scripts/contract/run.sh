@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# API contract fuzzing with a tool nobody on the team wrote: schemathesis (PyPI) generates requests
+# from Schemas/openapi.yaml against a real `herald serve` on a throwaway database, and fails on any 5xx
+# (`not_a_server_error`) or any answer that does not match the document (status code, content type,
+# response schema).
+#
+# Usage: scripts/contract/run.sh [HERALD_BINARY]   (default: .build/debug/herald)
+# HERALD_CONTRACT_EXAMPLES sets the examples per operation (default 60).
+set -euo pipefail
+
+binary="${1:-.build/debug/herald}"
+examples="${HERALD_CONTRACT_EXAMPLES:-60}"
+if [[ ! -x "$binary" ]]; then
+    echo "error: $binary is not an executable herald binary (build it, or pass its path)" >&2
+    exit 64
+fi
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/herald-contract.XXXXXX")"
+cleanup() {
+    [[ -n "${server:-}" ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "setting up schemathesis in a temporary venv…" >&2
+python3 -m venv "$work/venv"
+# Pinned: a new release may generate differently; raise it on purpose.
+"$work/venv/bin/pip" install -q --disable-pip-version-check "schemathesis==4.32.5" >&2
+
+env -u HERALD_HOST -u HERALD_PORT -u HERALD_DATABASE -u HERALD_AUDIENCE \
+    "$binary" serve --port 0 --database "$work/herald.sqlite" --rate-limit 0 --log-level error \
+    > "$work/serve.out" 2> "$work/serve.err" &
+server=$!
+for _ in $(seq 1 200); do
+    url="$(sed -n 's/^herald listening on \(http:[^ ]*\) .*/\1/p' "$work/serve.out")"
+    [[ -n "$url" ]] && break
+    kill -0 "$server" 2>/dev/null || { echo "herald serve exited:" >&2; cat "$work/serve.err" >&2; exit 1; }
+    sleep 0.1
+done
+[[ -n "$url" ]] || { echo "herald serve did not start" >&2; exit 1; }
+
+# The coverage phase is left out: schemathesis 4.32.5 crashes in it on this document (an internal
+# AST error of its lambda descriptions), which would fail the stage for no fault of the server.
+cd "$work"
+status=0
+"$work/venv/bin/schemathesis" run "$root/Schemas/openapi.yaml" --url "$url" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+    --phases examples,fuzzing --max-examples "$examples" --workers 2 --seed 20261122 \
+    --suppress-health-check all || status=$?
+if ! kill -0 "$server" 2>/dev/null; then
+    echo "herald serve died during the run:" >&2
+    cat "$work/serve.err" >&2
+    exit 1
+fi
+exit $status
