@@ -28,8 +28,15 @@ public enum HeraldServerApp {
     public static func makeApplication(
         _ state: ServerState, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        let counter = ConnectionGuard.Counter()
+        let timeout = TimeAmount.seconds(Int64(state.configuration.requestTimeoutSeconds))
+        let limit = state.configuration.maxConnections
+        return Application(
             router: makeRouter(state),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [
+                    ConnectionGuard(requestTimeout: timeout, limit: limit, counter: counter)
+                ])),
             configuration: .init(
                 address: .hostname(state.configuration.host, port: state.configuration.port), serverName: "herald"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? state.configuration.port) },

@@ -2,6 +2,7 @@ import Foundation
 public import Hummingbird
 import Logging
 public import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// A request context that keeps its channel, so that a fake can drop the connection.
@@ -28,10 +29,12 @@ public enum FakeAnswer: Sendable, Hashable {
 }
 
 /// What every fake shares: a script of answers, a record of requests, and a Hummingbird server run in
-/// the background on a port of its own.
+/// the background on a port of its own. Stopping is a graceful shutdown of its service group: open
+/// connections are closed in order (cancelling the task instead tears them down mid-stream, which
+/// NIO's debug builds refuse with a fatal error).
 final class FakeServerCore: Sendable {
     private let script = Mutex<[FakeAnswer]>([])
-    private let task = Mutex<Task<Void, any Error>?>(nil)
+    private let running = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
 
     func enqueue(_ answers: [FakeAnswer]) { script.withLock { $0.append(contentsOf: answers) } }
 
@@ -45,27 +48,37 @@ final class FakeServerCore: Sendable {
     {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let application = try makeApplication { port in continuation.yield(port) }
-        let running = Task { try await application.runService(gracefulShutdownSignals: []) }
-        task.withLock { $0 = running }
+        let logger = Logger(label: "herald-fake", factory: { _ in SwiftLogNoOpLogHandler() })
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: application)], gracefulShutdownSignals: [], logger: logger))
+        let task = Task {
+            try await group.run()
+            continuation.finish()
+        }
+        running.withLock { $0 = (group, task) }
         for await port in ports { return port }
+        _ = try await task.value
         throw FakeServerError("the fake server did not start")
     }
 
     func stop() {
-        task.withLock { task in
-            task?.cancel()
-            task = nil
-        }
+        guard
+            let current = running.withLock({ running in
+                defer { running = nil }; return running
+            })
+        else { return }
+        Task { await current.group.triggerGracefulShutdown() }
     }
 
     /// Stops and returns once the listening socket is closed.
     func stopAndWait() async {
-        let running = task.withLock { task in
-            defer { task = nil }
-            return task
-        }
-        running?.cancel()
-        _ = try? await running?.value
+        guard
+            let current = running.withLock({ running in
+                defer { running = nil }; return running
+            })
+        else { return }
+        await current.group.triggerGracefulShutdown()
+        _ = try? await current.task.value
     }
 }
 

@@ -125,6 +125,14 @@ public enum ConfigurationLoader {
             config, value throws(ConfigurationError) in
             config.bodyLimit = try integer(value, in: 1024...(16 << 20))
         },
+        Key(flag: "request-timeout", environment: "HERALD_REQUEST_TIMEOUT", fileKey: "requestTimeoutSeconds") {
+            config, value throws(ConfigurationError) in
+            config.requestTimeoutSeconds = try integer(value, in: 1...3600)
+        },
+        Key(flag: "max-connections", environment: "HERALD_MAX_CONNECTIONS", fileKey: "maxConnections") {
+            config, value throws(ConfigurationError) in
+            config.maxConnections = try integer(value, in: 1...1_000_000)
+        },
         Key(flag: "max-bindings", environment: "HERALD_MAX_BINDINGS", fileKey: "maxBindingsPerWallet") {
             config, value throws(ConfigurationError) in
             config.maxBindingsPerWallet = try integer(value, in: 1...10_000)

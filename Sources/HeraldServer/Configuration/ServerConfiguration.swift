@@ -22,6 +22,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Proxies whose `X-Forwarded-For` is believed.
     public var trustedProxies: [CIDR] = []
     public var bodyLimit = 65_536
+    /// A request must arrive whole within this many seconds of its connection being ready for it.
+    public var requestTimeoutSeconds = 30
+    /// Connections open at once; one more is closed at once.
+    public var maxConnections = 4096
     /// `POST /v1/notifications` carries up to 1000 recipients' secrets: 512 KiB, or `bodyLimit` if larger.
     public var notificationBodyLimit: Int { max(bodyLimit, 512 * 1024) }
     public var maxBindingsPerWallet = 20

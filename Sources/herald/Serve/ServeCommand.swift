@@ -48,6 +48,14 @@ struct ServeCommand: AsyncParsableCommand {
     var trustedProxy: String?
     @Option(name: .customLong("body-limit"), help: "Request body limit in bytes (HERALD_BODY_LIMIT; default 65536).")
     var bodyLimit: String?
+    @Option(
+        name: .customLong("request-timeout"),
+        help: "Seconds a request may take to arrive whole (HERALD_REQUEST_TIMEOUT; default 30).")
+    var requestTimeout: String?
+    @Option(
+        name: .customLong("max-connections"),
+        help: "Connections open at once; more are closed (HERALD_MAX_CONNECTIONS; default 4096).")
+    var maxConnections: String?
     @Option(name: .customLong("max-bindings"), help: "Bindings per wallet (HERALD_MAX_BINDINGS; default 20).")
     var maxBindings: String?
     @Option(
@@ -121,7 +129,8 @@ struct ServeCommand: AsyncParsableCommand {
             ("host", host), ("port", port), ("database", database), ("audience", audience), ("chain-id", chainId),
             ("max-validity", maxValidity), ("clock-skew", clockSkew), ("rate-limit", rateLimit),
             ("rate-burst", rateBurst),
-            ("trusted-proxy", trustedProxy), ("body-limit", bodyLimit), ("max-bindings", maxBindings),
+            ("trusted-proxy", trustedProxy), ("body-limit", bodyLimit), ("request-timeout", requestTimeout),
+            ("max-connections", maxConnections), ("max-bindings", maxBindings),
             ("binding-expiry-days", bindingExpiryDays), ("push-attempts", pushAttempts), ("push-max-age", pushMaxAge),
             ("push-concurrency", pushConcurrency), ("push-content", pushContent),
             ("setup-confirmation", setupConfirmation), ("apns-key-file", apnsKeyFile), ("apns-key-id", apnsKeyID),

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Clients that hold the server without finishing anything, against a real `herald serve`.
+@Suite(.serialized) struct HostileClientTests {
+    /// A raw TCP connection to 127.0.0.1.
+    final class RawConnection {
+        let descriptor: Int32
+
+        init(port: Int) throws {
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
+        }
+
+        /// Sends bytes; false once the server has closed the connection.
+        @discardableResult
+        func send(_ text: String) -> Bool {
+            text.utf8CString.withUnsafeBufferPointer { buffer in
+                Glibc.send(descriptor, buffer.baseAddress, buffer.count - 1, Int32(MSG_NOSIGNAL)) > 0
+            }
+        }
+
+        /// Whether the server closed the connection within `seconds` (a read returns end of file).
+        func closedByServer(within seconds: Int) -> Bool {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                if count == 0 { return true }
+                if count < 0 { return errno == ECONNRESET }
+            }
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    func start(_ arguments: [String]) async throws -> ServerProcess {
+        let server = try ServerProcess(
+            databasePath: NSTemporaryDirectory() + "herald-hostile-\(UUID().uuidString)/herald.sqlite",
+            extraArguments: arguments)
+        try await server.start()
+        return server
+    }
+
+    @Test func aSlowLorisIsCutOffWhileOthersAreServed() async throws {
+        let server = try await start(["--request-timeout", "2"])
+        defer { server.kill(SIGKILL) }
+        let slow = try RawConnection(port: server.port)
+        slow.send("POST /v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        let started = Date()
+        // A byte of header every half second: never idle, never finished.
+        var stillOpen = true
+        for _ in 0..<12 where stillOpen {
+            try await Task.sleep(for: .milliseconds(500))
+            stillOpen = slow.send("X")
+            #expect(try await HTTP.get(server.baseURL + "/healthz").0 == 200, "others are served meanwhile")
+        }
+        #expect(slow.closedByServer(within: 3), "the trickling connection was closed")
+        #expect(Date().timeIntervalSince(started) < 6)
+        // A body that never ends is cut off the same way.
+        let body = try RawConnection(port: server.port)
+        body.send(
+            "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+        #expect(body.closedByServer(within: 4))
+    }
+
+    @Test func connectionsPastTheLimitAreClosedAndTheRestServed() async throws {
+        let server = try await start(["--max-connections", "3", "--request-timeout", "20"])
+        defer { server.kill(SIGKILL) }
+        let held = try (0..<2).map { _ in try RawConnection(port: server.port) }
+        try await Task.sleep(for: .milliseconds(200))
+        // Two held, one left: a real request still gets through.
+        #expect(try await HTTP.get(server.baseURL + "/healthz").0 == 200)
+        let third = try RawConnection(port: server.port)
+        let fourth = try RawConnection(port: server.port)
+        #expect(fourth.closedByServer(within: 3) || third.closedByServer(within: 3), "one past the limit is closed")
+        withExtendedLifetime(held) {}
+    }
+}
