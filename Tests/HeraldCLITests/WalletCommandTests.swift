@@ -154,6 +154,45 @@ import Testing
         #expect(listed.stderr.contains("skipped"))
     }
 
+    @Test func symlinksOutOfTheFolderAreNotFollowedAndWideModesWarned() throws {
+        let cli = try CLIRunner()
+        let elsewhere = try CLIRunner()
+        defer {
+            cli.cleanUp()
+            elsewhere.cleanUp()
+        }
+        #expect(try cli.run(["wallet", "create", "--light", "--name", "mine"]).status == 0)
+        #expect(try elsewhere.run(["wallet", "create", "--light", "--name", "outside"]).status == 0)
+        let folder = cli.home.appendingPathComponent("keystore")
+        let outside = try FileManager.default.contentsOfDirectory(
+            atPath: elsewhere.home.appendingPathComponent("keystore").path
+        ).filter { !$0.hasPrefix(".") }
+        let target = elsewhere.home.appendingPathComponent("keystore/" + (outside.first ?? "")).path
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent("UTC--link").path, withDestinationPath: target)
+        // A truncated keystore and a directory pretending to be one are skipped too.
+        try "{\"version\":3,\"crypto\":{".write(
+            to: folder.appendingPathComponent("UTC--truncated"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("UTC--dir"), withIntermediateDirectories: true)
+
+        let listed = try cli.run(["wallet", "list"])
+        #expect(listed.status == 0)
+        #expect(listed.stdout.contains("mine") && !listed.stdout.contains("outside"), "\(listed.stdout)")
+        #expect(listed.stderr.contains("UTC--link: a symbolic link out of the keystore folder: not followed"))
+        #expect(listed.stderr.contains("UTC--truncated: not a readable v3 keystore"))
+        #expect(listed.stderr.contains("UTC--dir: not a regular file"))
+        #expect(try cli.run(["wallet", "address", "outside"]).status == 64, "the linked wallet cannot be selected")
+
+        // A keystore others can read still works, with a warning naming the fix.
+        let mine = try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasPrefix("UTC--20") }
+        let minePath = folder.appendingPathComponent(mine ?? "").path
+        #expect(chmod(minePath, 0o644) == 0)
+        let address = try cli.run(["wallet", "address", "mine"])
+        #expect(address.status == 0)
+        #expect(address.stderr.contains("can be read by others (mode 0644): run chmod 600 on it"), "\(address.stderr)")
+    }
+
     @Test func usageErrorsExit64() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }

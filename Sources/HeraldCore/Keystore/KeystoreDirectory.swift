@@ -16,39 +16,91 @@ public struct KeystoreDirectory: Sendable {
 
     public init(path: String) { self.path = path }
 
-    /// Every readable wallet, sorted by name. Files that are not keystores are skipped and reported
-    /// in `unreadable`, so one stray file never hides the others.
-    public func entries() throws(HeraldError) -> (wallets: [Entry], unreadable: [String]) {
+    /// What a look at the folder found: the wallets, the files skipped (with why), and warnings about
+    /// files that are readable but unsafe.
+    public struct Scan: Sendable {
+        public var wallets: [Entry] = []
+        public var skipped: [(path: String, reason: String)] = []
+        public var warnings: [String] = []
+    }
+
+    /// The largest file read as a keystore: real ones are about 500 bytes.
+    static let maximumFileSize = 64 * 1024
+
+    /// Every readable wallet, sorted by name. One stray or hostile file never hides the others; it is
+    /// skipped and reported: not a keystore, too large, not a regular file, or a symbolic link that
+    /// leads out of the folder (never followed: a link could make Herald read, and a later write
+    /// replace, a file elsewhere). A keystore that others may read is used, with a warning.
+    public func scan() throws(HeraldError) -> Scan {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            if !FileManager.default.fileExists(atPath: path) { return ([], []) }
+            if !FileManager.default.fileExists(atPath: path) { return Scan() }
             throw HeraldError(.ioFailure, "cannot read \(path)")
         }
-        var wallets: [Entry] = []
-        var unreadable: [String] = []
+        let folder = Self.realPath(path) ?? path
+        var result = Scan()
         for file in names.sorted() where !file.hasPrefix(".") {
             let filePath = path + "/" + file
+            var link = stat()
+            guard lstat(filePath, &link) == 0 else { continue }
+            if (link.st_mode & S_IFMT) == S_IFLNK {
+                guard let target = Self.realPath(filePath), target.hasPrefix(folder + "/") else {
+                    result.skipped.append((filePath, "a symbolic link out of the keystore folder: not followed"))
+                    continue
+                }
+            }
+            var info = stat()
+            guard stat(filePath, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                result.skipped.append((filePath, "not a regular file"))
+                continue
+            }
+            guard Int(info.st_size) <= Self.maximumFileSize else {
+                result.skipped.append((filePath, "larger than a keystore can be"))
+                continue
+            }
             guard let data = FileManager.default.contents(atPath: filePath),
                 let keystore = try? Keystore(json: Array(data)), let address = keystore.address
             else {
-                unreadable.append(filePath)
+                result.skipped.append((filePath, "not a readable v3 keystore"))
                 continue
             }
-            wallets.append(
+            let mode = info.st_mode & 0o777
+            if mode & 0o077 != 0 {
+                result.warnings.append(
+                    "\(filePath) can be read by others (mode 0\(String(mode, radix: 8))): run chmod 600 on it")
+            }
+            result.wallets.append(
                 Entry(
                     name: keystore.name ?? Self.fallbackName(address), address: address, path: filePath,
                     keystore: keystore))
         }
-        return (wallets.sorted { $0.name < $1.name }, unreadable)
+        result.wallets.sort { $0.name < $1.name }
+        return result
+    }
+
+    /// Every readable wallet and the paths skipped (see ``scan()``).
+    public func entries() throws(HeraldError) -> (wallets: [Entry], unreadable: [String]) {
+        let scan = try scan()
+        return (scan.wallets, scan.skipped.map(\.path))
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     public func wallets() throws(HeraldError) -> [Entry] { try entries().wallets }
 
     /// The wallet called `selector`, or whose address `selector` is (any wallet input form).
     public func wallet(_ selector: String) throws(HeraldError) -> Entry {
-        let all = try wallets()
+        try wallet(selector, among: try wallets())
+    }
+
+    /// The wallet called `selector`, or at that address, among wallets already scanned.
+    public func wallet(_ selector: String, among all: [Entry]) throws(HeraldError) -> Entry {
         if let byName = all.first(where: { $0.name == selector }) { return byName }
         if let address = try? EthereumAddress(parsing: selector),
             let byAddress = all.first(where: { $0.address == address })

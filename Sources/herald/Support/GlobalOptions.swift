@@ -75,10 +75,18 @@ struct GlobalOptions: ParsableArguments {
         return nil
     }
 
-    /// The wallet named by `explicit`, `--wallet`/`HERALD_WALLET`, or the only one there is.
+    /// The wallet named by `explicit`, `--wallet`/`HERALD_WALLET`, or the only one there is. A warning
+    /// is printed when that wallet's file can be read by others.
     func selectWallet(_ explicit: String? = nil) throws -> KeystoreDirectory.Entry {
-        if let selector = explicit ?? walletSelector { return try keystore.wallet(selector) }
-        let all = try keystore.wallets()
+        let scan = try keystore.scan()
+        let chosen = try pick(explicit, from: scan)
+        for warning in scan.warnings where warning.hasPrefix(chosen.path + " ") { Terminal.printWarning(warning) }
+        return chosen
+    }
+
+    private func pick(_ explicit: String?, from scan: KeystoreDirectory.Scan) throws -> KeystoreDirectory.Entry {
+        if let selector = explicit ?? walletSelector { return try keystore.wallet(selector, among: scan.wallets) }
+        let all = scan.wallets
         switch all.count {
         case 0:
             throw CLIError(.usage, "no wallet in \(keystore.path): create one with `herald wallet create`")

@@ -7,8 +7,10 @@ struct WalletList: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let (wallets, unreadable) = try global.keystore.entries()
-        for path in unreadable { Terminal.printWarning("skipped \(path): not a readable v3 keystore") }
+        let scan = try global.keystore.scan()
+        let wallets = scan.wallets
+        for (path, reason) in scan.skipped { Terminal.printWarning("skipped \(path): \(reason)") }
+        for warning in scan.warnings { Terminal.printWarning(warning) }
         if global.json {
             try Terminal.printJSON(
                 wallets.map { WalletRow(name: $0.name, address: $0.address.checksummed, file: $0.path) })
