@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+import HeraldCore
+import Testing
+
+/// Ten SIGKILLs in a row, each at a random moment of mixed load (registrations, subscriptions and
+/// notifications): every acknowledged write is in the database afterwards, and every push a `202`
+/// counted is in the outbox. (It runs the debug binary the other tests use.)
+@Suite(.serialized) struct CrashSafetyTests {
+    static let channelKey = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+
+    /// What the clients were told succeeded.
+    actor Ledger {
+        var bindings: [(EthereumAddress, String)] = []
+        var subscriptions: [EthereumAddress] = []
+        var sids: [String] = []
+        var pushes = 0
+        var count: Int { bindings.count + subscriptions.count + sids.count }
+
+        func bound(_ wallet: EthereumAddress, _ token: String) { bindings.append((wallet, token)) }
+        func subscribed(_ wallet: EthereumAddress) { subscriptions.append(wallet) }
+        func sent(_ answer: JSONValue) {
+            if case .array(let items)? = answer["sid"] { sids += items.compactMap(\.stringValue) }
+            if case .number(let text)? = answer["pushes"] { pushes += Int(text) ?? 0 }
+        }
+    }
+
+    @Test func tenKillsInARowLoseNothingAcknowledged() async throws {
+        let database = NSTemporaryDirectory() + "herald-crash-\(UUID().uuidString)/herald.sqlite"
+        let ledger = Ledger()
+        let domain = HeraldDomain(chainId: 1)
+        var followers: [EthereumAddress] = []
+        var killedMidLoad = 0
+        for round in 0..<10 {
+            let server = try ServerProcess(databasePath: database, extraArguments: ["--setup-confirmation", "false"])
+            try await server.start()
+            if round == 0 {
+                let cli = try CLIRunner()
+                defer { cli.cleanUp() }
+                #expect(
+                    try cli.run([
+                        "channel", "add", Self.channelKey.address.checksummed, "--name", "Crash", "--database",
+                        database,
+                    ]).status == 0)
+            }
+            // This round's load, signed up front: 60 new wallets register and subscribe; notifications go
+            // to wallets that followed in earlier rounds.
+            let now = UInt64(Date().timeIntervalSince1970)
+            let wallets = (0..<60).map { _ in PrivateKey.generate() }
+            var operations: [(path: String, body: String, ack: @Sendable (JSONValue) async -> Void)] = []
+            for (index, key) in wallets.enumerated() {
+                let token = String(format: "%064x", round * 1000 + index)
+                let binding = DeviceBinding(
+                    action: .register, wallet: key.address, platform: .ios, deviceToken: token, audience: "herald-test",
+                    nonce: UInt256(1), issuedAt: UInt256(now - 5), expiresAt: UInt256(now + 300))
+                let subscription = Subscription(
+                    action: .subscribe, channel: Self.channelKey.address, subscriber: key.address,
+                    audience: "herald-test", nonce: UInt256(2), issuedAt: UInt256(now - 5),
+                    expiresAt: UInt256(now + 300))
+                let wallet = key.address
+                operations.append(
+                    (
+                        "/v1/devices", try binding.signed(with: key, scheme: .eip712, domain: domain).jsonText,
+                        { _ in await ledger.bound(wallet, token) }
+                    ))
+                operations.append(
+                    (
+                        "/v1/subscriptions",
+                        try subscription.signed(with: key, scheme: .eip712, domain: domain).jsonText,
+                        { _ in await ledger.subscribed(wallet) }
+                    ))
+            }
+            for index in 0..<(followers.isEmpty ? 0 : 40) {
+                let payload = NotificationDraft(title: "r\(round) n\(index)", body: "b").targetedPayload(
+                    to: [followers[index % followers.count], followers[(index * 7 + 3) % followers.count]])
+                let notification = NotificationOperation(
+                    channel: Self.channelKey.address, payload: payload, audience: "herald-test",
+                    nonce: UInt256(UInt64(round * 1000 + index + 10)), issuedAt: UInt256(now - 5),
+                    expiresAt: UInt256(now + 300))
+                operations.append(
+                    (
+                        "/v1/notifications",
+                        try notification.signed(with: Self.channelKey, scheme: .eip712, domain: domain).jsonText,
+                        { answer in await ledger.sent(answer) }
+                    ))
+            }
+            operations.shuffle()
+            let before = await ledger.count
+            let killAfter = Int.random(in: 20...max(21, operations.count - 10))
+            let base = server.baseURL
+            let work = operations
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for index in stride(from: worker, to: work.count, by: 8) {
+                            guard
+                                let (status, body) = try? await HTTP.post(
+                                    base + work[index].path, json: work[index].body)
+                            else { return }
+                            if status == 200 || status == 202, let answer = try? JSONParser.parse(Array(body)) {
+                                await work[index].ack(answer)
+                            }
+                        }
+                    }
+                }
+                group.addTask {
+                    while await ledger.count - before < killAfter { try? await Task.sleep(for: .milliseconds(2)) }
+                    server.kill(SIGKILL)
+                }
+            }
+            _ = try await server.waitForExit()
+            if await ledger.count - before < work.count { killedMidLoad += 1 }
+            // Wallets both bound and subscribed (acknowledged) receive the next rounds' notifications.
+            let bound = Set(await ledger.bindings.map(\.0))
+            followers = await ledger.subscriptions.filter { bound.contains($0) }
+        }
+        #expect(killedMidLoad >= 8, "most kills should land mid-load, not after it")
+
+        let queue = try DatabaseQueue(path: database)
+        defer { try? queue.close() }
+        let (bindings, subscribers, sids, outbox) = try await queue.read { db in
+            (
+                Set(
+                    try Row.fetchAll(db, sql: "SELECT wallet, device_token FROM bindings").map { row -> String in
+                        let wallet: Data = row["wallet"]
+                        let token: String = row["device_token"]
+                        return Hex.encode(wallet) + ":" + token
+                    }),
+                Set(try Data.fetchAll(db, sql: "SELECT subscriber FROM subscriptions").map { Hex.encode($0) }),
+                Set(try Int64.fetchAll(db, sql: "SELECT sid FROM feed_items").map(String.init)),
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM push_outbox WHERE sid IS NOT NULL") ?? 0
+            )
+        }
+        let acked = await (ledger.bindings, ledger.subscriptions, ledger.sids, ledger.pushes)
+        print(
+            "crash-safety: \(killedMidLoad) kills mid-load; acknowledged \(acked.0.count) bindings, \(acked.1.count) subscriptions, \(acked.2.count) items, \(acked.3) pushes; stored \(bindings.count), \(subscribers.count), \(sids.count), \(outbox)"
+        )
+        #expect(acked.0.count > 100 && acked.2.count > 20, "enough was acknowledged to mean something")
+        #expect(acked.0.filter { !bindings.contains(Hex.encode($0.0.bytes) + ":" + $0.1) }.isEmpty, "bindings lost")
+        #expect(acked.1.filter { !subscribers.contains(Hex.encode($0.bytes)) }.isEmpty, "subscriptions lost")
+        #expect(acked.2.filter { !sids.contains($0) }.isEmpty, "feed items lost")
+        #expect(outbox >= acked.3, "queued pushes lost: \(outbox) in the outbox, \(acked.3) acknowledged")
+    }
+}
