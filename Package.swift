@@ -157,7 +157,9 @@ let package = Package(
         .testTarget(
             name: "HeraldRelayTests",
             dependencies: [
-                "HeraldRelay", "HeraldStore", "HeraldCore", .product(name: "Crypto", package: "swift-crypto"),
+                "HeraldRelay", "HeraldStore", "HeraldCore", "HeraldTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
