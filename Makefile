@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Override with e.g. make run ARGS="serve --port 9000" or ARGS="wallet list".
 ARGS ?= serve
 
-.PHONY: all setup build release run test unit interop interop-check contract contract-check bench format lint clean
+.PHONY: all setup build release run test unit interop interop-check contract contract-check fuzz fuzz-check bench format lint clean
 
 all: build
 
@@ -22,12 +22,14 @@ run: build
 	$(SWIFT) run --skip-build herald $(ARGS)
 
 # Everything: build, the eth-account interoperability check, schemathesis against the OpenAPI
-# document, then every Swift test (last, so that its summary closes the output).
-# HERALD_SKIP_INTEROP=1 / HERALD_SKIP_CONTRACT=1 leave those stages out on a machine without PyPI.
+# document, a short libFuzzer run of every parser, then every Swift test (last, so that its summary
+# closes the output). HERALD_SKIP_INTEROP=1 / HERALD_SKIP_CONTRACT=1 leave those stages out on a
+# machine without PyPI; HERALD_SKIP_FUZZ=1 leaves the fuzz stage out.
 test: setup
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory interop-check
 	@$(MAKE) --no-print-directory contract-check
+	@$(MAKE) --no-print-directory fuzz-check
 	$(SWIFT) test --skip-build
 
 unit: setup
@@ -50,6 +52,18 @@ contract-check:
 	  echo "contract: skipped (HERALD_SKIP_CONTRACT=1): the API was NOT fuzzed against Schemas/openapi.yaml"; \
 	else \
 	  ./scripts/contract/run.sh "$$($(SWIFT) build --show-bin-path)/herald"; \
+	fi
+
+# Coverage-guided fuzzing (libFuzzer + AddressSanitizer) of every parser, FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 300
+fuzz: setup
+	./scripts/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-check: setup
+	@if [ "$${HERALD_SKIP_FUZZ:-0}" = "1" ]; then \
+	  echo "fuzz: skipped (HERALD_SKIP_FUZZ=1): the parsers were NOT fuzzed"; \
+	else \
+	  ./scripts/fuzz/run.sh 30; \
 	fi
 
 bench: release

@@ -1,0 +1,46 @@
+import Foundation
+import HeraldCore
+import HeraldInbox
+
+/// One fuzz target per parser that reads bytes from outside: whatever comes in, the answer is a value
+/// or a thrown error, never a crash. The target is chosen by `HERALD_FUZZ_TARGET`.
+enum FuzzTarget: String, CaseIterable {
+    case envelope, signature, eip712, ecies, cryptojs, keystore, push
+
+    /// The target this process fuzzes (`HERALD_FUZZ_TARGET`), read once.
+    static let selected = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["HERALD_FUZZ_TARGET"] ?? "")
+
+    static let key = try? PrivateKey(hex: "0x" + String(repeating: "42", count: 32))
+    static let verifier = OperationVerifier(audience: "fuzz", chainId: UInt256(1))
+
+    func run(_ bytes: UnsafeBufferPointer<UInt8>) {
+        switch self {
+        case .envelope:
+            // The whole request path of §2.3: strict JSON, envelope, fields, time, signature.
+            _ = Self.verifier.verify(json: bytes, as: DeviceBinding.self, now: 1_763_769_700)
+            _ = Self.verifier.verify(json: bytes, as: NotificationOperation.self, now: 1_763_769_700)
+            if let text = String(validating: bytes, as: UTF8.self) {
+                _ = try? RawEnvelope.parse(authorizationHeader: "Herald " + text)
+                _ = try? NotificationPayload.parse(text)
+            }
+        case .signature:
+            guard bytes.count >= 65 + 32 else { return }
+            let signature = try? RecoverableSignature(bytes: bytes.prefix(65))
+            _ = try? signature?.recoverAddress(digest: bytes.dropFirst(65).prefix(32))
+        case .eip712:
+            guard let typed = try? TypedData(json: JSONParser.parse(bytes)) else { return }
+            _ = try? typed.digest()
+        case .ecies:
+            guard let key = Self.key else { return }
+            _ = try? ECIES.decrypt(String(decoding: bytes, as: UTF8.self), with: key)
+        case .cryptojs:
+            _ = try? CryptoJSAES.decrypt(String(decoding: bytes, as: UTF8.self), passphrase: "abcdefghijklmno")
+        case .keystore:
+            // Parsing and the KDF caps only: a derivation per input would make the fuzzer crawl.
+            _ = try? Keystore(json: bytes)
+        case .push:
+            guard let json = try? JSONParser.parse(bytes) else { return }
+            _ = try? FeedItem.parse(push: json)
+        }
+    }
+}
