@@ -5,27 +5,22 @@ import HeraldCore
 
 /// Compact JWS as APNs (ES256) and Google's OAuth token endpoint (RS256) take them.
 enum JWT {
-    static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
     static func signingInput(header: JSONValue, claims: JSONValue) -> String {
-        base64URL(header.jsonBytes) + "." + base64URL(claims.jsonBytes)
+        Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(claims.jsonBytes)
     }
 
     /// ES256: ECDSA P-256 over SHA-256, the signature as raw r ‖ s (64 bytes).
     static func es256(header: JSONValue, claims: JSONValue, key: P256.Signing.PrivateKey) throws -> String {
         let input = signingInput(header: header, claims: claims)
         let signature = try key.signature(for: Data(input.utf8))
-        return input + "." + base64URL(signature.rawRepresentation)
+        return input + "." + Base64URL.encode(Array(signature.rawRepresentation))
     }
 
     /// RS256: RSASSA-PKCS1-v1_5 over SHA-256.
     static func rs256(header: JSONValue, claims: JSONValue, key: _RSA.Signing.PrivateKey) throws -> String {
         let input = signingInput(header: header, claims: claims)
         let signature = try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
-        return input + "." + base64URL(signature.rawRepresentation)
+        return input + "." + Base64URL.encode(Array(signature.rawRepresentation))
     }
 }
 

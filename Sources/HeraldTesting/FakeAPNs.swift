@@ -137,7 +137,7 @@ public final class FakeAPNs: Sendable {
         if let claims = verifiedTokens.withLock({ $0[jwt] }) { return claims }
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Base64URL.json(parts[0]), let claims = Base64URL.json(parts[1]),
-            let signatureBytes = Base64URL.decode(parts[2]),
+            let signatureBytes = Base64URL.decode(String(parts[2])),
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
         else {
             problems.append("the provider token is not a compact JWS")
@@ -157,22 +157,15 @@ public final class FakeAPNs: Sendable {
         return claims
     }
 
+    /// APNs's error body: `{"reason": …}`.
     static func error(_ status: Int, _ reason: String) -> Response {
-        Response(
-            status: .init(code: status), headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object([("reason", .string(reason))]).jsonBytes)))
+        FakeAnswer.json(status, .object([("reason", .string(reason))]))
     }
 }
 
-/// base64url without padding, as JWTs use it.
-enum Base64URL {
-    static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map(Array.init)
-    }
-
+extension Base64URL {
+    /// A base64url segment holding JSON (a JWT's header or claims).
     static func json(_ text: some StringProtocol) -> JSONValue? {
-        decode(text).flatMap { try? JSONParser.parse($0) }
+        decode(String(text)).flatMap { try? JSONParser.parse($0) }
     }
 }

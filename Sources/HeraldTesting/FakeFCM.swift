@@ -97,12 +97,12 @@ public final class FakeFCM: Sendable {
             let assertion = fields["assertion"],
             verify(assertion)
         else {
-            return Self.json(400, .object([("error", .string("invalid_grant"))]))
+            return FakeAnswer.json(400, .object([("error", .string("invalid_grant"))]))
         }
         let token = "fake-access-" + UUID().uuidString
         issued.withLock { _ = $0.insert(token) }
         grants.withLock { $0.append(assertion) }
-        return Self.json(
+        return FakeAnswer.json(
             200,
             .object([
                 ("access_token", .string(token)), ("expires_in", .number("3600")), ("token_type", .string("Bearer")),
@@ -113,7 +113,7 @@ public final class FakeFCM: Sendable {
     private func verify(_ assertion: String) -> Bool {
         let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Base64URL.json(parts[0]), let claims = Base64URL.json(parts[1]),
-            let signatureBytes = Base64URL.decode(parts[2])
+            let signatureBytes = Base64URL.decode(String(parts[2]))
         else { return false }
         let signature = _RSA.Signing.RSASignature(rawRepresentation: signatureBytes)
         guard
@@ -133,7 +133,7 @@ public final class FakeFCM: Sendable {
         let body = Array(try await request.body.collect(upTo: 1 << 20).readableBytesView)
         let bearer = request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) } ?? ""
         guard issued.withLock({ $0.contains(bearer) }) else {
-            return Self.json(401, Self.error(401, "UNAUTHENTICATED", nil))
+            return FakeAnswer.json(401, Self.error(401, "UNAUTHENTICATED", nil))
         }
         var problems: [String] = []
         if project != projectID { problems.append("project is \(project)") }
@@ -147,17 +147,19 @@ public final class FakeFCM: Sendable {
         }
         if message?["android"]?["priority"] != .string("high") { problems.append("android.priority is not high") }
         log.withLock { $0.append(Received(project: project, body: body, problems: problems)) }
-        if !problems.isEmpty { return Self.json(400, Self.error(400, "INVALID_ARGUMENT", nil)) }
+        if !problems.isEmpty { return FakeAnswer.json(400, Self.error(400, "INVALID_ARGUMENT", nil)) }
         switch await core.nextAnswer().settle() {
         case .accept, .delay:
-            return Self.json(200, .object([("name", .string("projects/\(projectID)/messages/\(UUID().uuidString)"))]))
+            return FakeAnswer.json(
+                200, .object([("name", .string("projects/\(projectID)/messages/\(UUID().uuidString)"))]))
         case .reject(let status, let reason, let retryAfter):
-            var response = Self.json(status, Self.error(status, status == 404 ? "NOT_FOUND" : "UNAVAILABLE", reason))
+            var response = FakeAnswer.json(
+                status, Self.error(status, status == 404 ? "NOT_FOUND" : "UNAVAILABLE", reason))
             if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
             return response
         case .drop:
             context.channel.close(promise: nil)
-            return Self.json(500, Self.error(500, "INTERNAL", nil))
+            return FakeAnswer.json(500, Self.error(500, "INTERNAL", nil))
         }
     }
 
@@ -177,11 +179,5 @@ public final class FakeFCM: Sendable {
                 ))
         }
         return .object([("error", .object(members))])
-    }
-
-    static func json(_ status: Int, _ value: JSONValue) -> Response {
-        Response(
-            status: .init(code: status), headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 public import Hummingbird
 import Logging
 public import NIOCore
@@ -88,6 +89,13 @@ public struct FakeServerError: Error, CustomStringConvertible {
 }
 
 extension FakeAnswer {
+    /// A JSON response, as both services answer.
+    static func json(_ status: Int, _ value: JSONValue) -> Response {
+        Response(
+            status: .init(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
+    }
+
     /// Runs delays and reports what is left to do: answer with a status and body, or drop.
     func settle() async -> FakeAnswer {
         guard case .delay(let milliseconds, let then) = self else { return self }

@@ -25,11 +25,12 @@ import Testing
     static func verify(_ jwt: String) throws -> JSONValue {
         let parts = jwt.split(separator: ".")
         #expect(parts.count == 3)
-        let header = try JSONParser.parse(Array(try #require(F.base64URLDecode(parts[0]))))
+        let header = try JSONParser.parse(try #require(Base64URL.decode(String(parts[0]))))
         #expect(header["alg"] == .string("ES256") && header["kid"] == .string("KEY123"))
-        let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(F.base64URLDecode(parts[2])))
+        let signature = try P256.Signing.ECDSASignature(
+            rawRepresentation: try #require(Base64URL.decode(String(parts[2]))))
         #expect(Self.key.publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
-        return try JSONParser.parse(Array(try #require(F.base64URLDecode(parts[1]))))
+        return try JSONParser.parse(try #require(Base64URL.decode(String(parts[1]))))
     }
 
     @Test func theProviderTokenIsSignedSharedAndRefreshedByTheRules() async throws {

@@ -64,11 +64,11 @@ import Testing
         let jwt = String(form.split(separator: "=").last ?? "")
         let parts = jwt.split(separator: ".")
         #expect(parts.count == 3)
-        let signature = _RSA.Signing.RSASignature(rawRepresentation: try #require(F.base64URLDecode(parts[2])))
+        let signature = _RSA.Signing.RSASignature(rawRepresentation: try #require(Base64URL.decode(String(parts[2]))))
         #expect(
             Self.rsa.publicKey.isValidSignature(
                 signature, for: Data("\(parts[0]).\(parts[1])".utf8), padding: .insecurePKCS1v1_5))
-        let claims = try JSONParser.parse(Array(try #require(F.base64URLDecode(parts[1]))))
+        let claims = try JSONParser.parse(try #require(Base64URL.decode(String(parts[1]))))
         #expect(
             claims["iss"] == .string("push@herald-test.iam") && claims["aud"] == .string("https://oauth.test/token"))
         #expect(claims["scope"] == .string("https://www.googleapis.com/auth/firebase.messaging"))

@@ -52,10 +52,4 @@ enum RelayFixtures {
     }
 
     static func json(_ bytes: [UInt8]) -> JSONValue? { try? JSONParser.parse(bytes) }
-
-    static func base64URLDecode(_ text: some StringProtocol) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
 }
