@@ -21,16 +21,18 @@ release: setup
 run: build
 	$(SWIFT) run --skip-build herald $(ARGS)
 
-# Everything: build, the eth-account interoperability check, schemathesis against the OpenAPI
-# document, a short libFuzzer run of every parser, then every Swift test (last, so that its summary
-# closes the output). HERALD_SKIP_INTEROP=1 / HERALD_SKIP_CONTRACT=1 leave those stages out on a
-# machine without PyPI; HERALD_SKIP_FUZZ=1 leaves the fuzz stage out.
+# Everything: build (the tests, and the release binary that the crash-safety test kills), the
+# eth-account interoperability check, schemathesis against the OpenAPI document, a short libFuzzer
+# run of every parser, then every Swift test (last, so that its summary closes the output).
+# HERALD_SKIP_INTEROP=1 / HERALD_SKIP_CONTRACT=1 leave those stages out on a machine without PyPI;
+# HERALD_SKIP_FUZZ=1 leaves the fuzz stage out.
 test: setup
 	$(SWIFT) build --build-tests
+	$(SWIFT) build -c release --product herald
 	@$(MAKE) --no-print-directory interop-check
 	@$(MAKE) --no-print-directory contract-check
 	@$(MAKE) --no-print-directory fuzz-check
-	$(SWIFT) test --skip-build
+	HERALD_TEST_RELEASE_BINARY="$$($(SWIFT) build -c release --show-bin-path)/herald" $(SWIFT) test --skip-build
 
 unit: setup
 	$(SWIFT) build --build-tests

@@ -5,7 +5,11 @@ import Testing
 
 /// Ten SIGKILLs in a row, each at a random moment of mixed load (registrations, subscriptions and
 /// notifications): every acknowledged write is in the database afterwards, and every push a `202`
-/// counted is in the outbox. (It runs the debug binary the other tests use.)
+/// counted is in the outbox.
+///
+/// It kills the release binary when `HERALD_TEST_RELEASE_BINARY` names it, as `make test` does
+/// (the build users run, whose timing differs from the debug build's); a bare `swift test` falls back
+/// to the debug binary the other tests use, and says so.
 @Suite(.serialized) struct CrashSafetyTests {
     static let channelKey = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 
@@ -25,14 +29,30 @@ import Testing
         }
     }
 
+    /// The binary to kill: the release build named by `HERALD_TEST_RELEASE_BINARY`, else the debug one.
+    static func serverBinary() throws -> URL {
+        guard let path = ProcessInfo.processInfo.environment["HERALD_TEST_RELEASE_BINARY"], !path.isEmpty else {
+            print("crash-safety: HERALD_TEST_RELEASE_BINARY is not set; killing the debug binary instead")
+            return try CLIRunner.binary()
+        }
+        let url = URL(fileURLWithPath: path)
+        try #require(
+            FileManager.default.isExecutableFile(atPath: url.path),
+            "HERALD_TEST_RELEASE_BINARY=\(path) is not an executable; run `make release` first")
+        print("crash-safety: killing the release binary \(path)")
+        return url
+    }
+
     @Test func tenKillsInARowLoseNothingAcknowledged() async throws {
+        let binary = try Self.serverBinary()
         let database = NSTemporaryDirectory() + "herald-crash-\(UUID().uuidString)/herald.sqlite"
         let ledger = Ledger()
         let domain = HeraldDomain(chainId: 1)
         var followers: [EthereumAddress] = []
         var killedMidLoad = 0
         for round in 0..<10 {
-            let server = try ServerProcess(databasePath: database, extraArguments: ["--setup-confirmation", "false"])
+            let server = try ServerProcess(
+                databasePath: database, extraArguments: ["--setup-confirmation", "false"], binary: binary)
             try await server.start()
             if round == 0 {
                 let cli = try CLIRunner()

@@ -14,9 +14,10 @@ final class ServerProcess: @unchecked Sendable {
     private let errors = Pipe()
     private let collected = OutputCollector()
 
-    init(databasePath: String, extraArguments: [String] = []) throws {
+    /// `binary` defaults to the `herald` built next to the tests (the debug build under `swift test`).
+    init(databasePath: String, extraArguments: [String] = [], binary: URL? = nil) throws {
         self.databasePath = databasePath
-        process.executableURL = try CLIRunner.binary()
+        process.executableURL = try binary ?? CLIRunner.binary()
         process.arguments =
             [
                 "serve", "--port", "0", "--database", databasePath, "--audience", "herald-test", "--rate-limit", "0",
