@@ -11,7 +11,6 @@ Prints one line per check, then `N passed, M failed`; exits 1 if anything failed
 Needs eth-account only (scripts/interop/run.sh installs it in a temporary venv).
 """
 
-import base64
 import json
 import os
 import queue
@@ -30,9 +29,9 @@ import urllib.error
 import urllib.request
 
 from eth_account import Account
-from eth_account.messages import encode_defunct, encode_typed_data
 from eth_keys import keys
-from eth_utils import to_checksum_address
+
+from herald_signing import CHAIN_ID, DOMAIN, envelope, feed_access_header, window
 
 # Non-ASCII on purpose: both sides must hash the same UTF-8 bytes.
 PASSPHRASE = "pässwörd ✓"
@@ -43,55 +42,10 @@ EXIT_OK, EXIT_WRONG_PASSPHRASE, EXIT_USAGE, EXIT_BAD_INPUT = 0, 2, 64, 65
 COMMAND_TIMEOUT = 120
 
 AUDIENCE = "herald-interop"
-CHAIN_ID = 1
 SERVER_START_TIMEOUT = 30
 SERVER_STOP_TIMEOUT = 10
 HTTP_TIMEOUT = 10
 LISTENING = re.compile(r"herald listening on http://127\.0\.0\.1:(\d+) ")
-
-# PROTOCOL.md §2.1.
-DOMAIN = {"name": "Herald", "version": "1", "chainId": CHAIN_ID}
-EIP712_TYPES = {
-    "EIP712Domain": [
-        {"name": "name", "type": "string"},
-        {"name": "version", "type": "string"},
-        {"name": "chainId", "type": "uint256"},
-    ],
-    "DeviceBinding": [
-        {"name": "action", "type": "string"},
-        {"name": "wallet", "type": "address"},
-        {"name": "platform", "type": "string"},
-        {"name": "deviceToken", "type": "string"},
-        {"name": "audience", "type": "string"},
-        {"name": "nonce", "type": "uint256"},
-        {"name": "issuedAt", "type": "uint256"},
-        {"name": "expiresAt", "type": "uint256"},
-    ],
-    "Subscription": [
-        {"name": "action", "type": "string"},
-        {"name": "channel", "type": "address"},
-        {"name": "subscriber", "type": "address"},
-        {"name": "audience", "type": "string"},
-        {"name": "nonce", "type": "uint256"},
-        {"name": "issuedAt", "type": "uint256"},
-        {"name": "expiresAt", "type": "uint256"},
-    ],
-    "Notification": [
-        {"name": "channel", "type": "address"},
-        {"name": "payload", "type": "string"},
-        {"name": "audience", "type": "string"},
-        {"name": "nonce", "type": "uint256"},
-        {"name": "issuedAt", "type": "uint256"},
-        {"name": "expiresAt", "type": "uint256"},
-    ],
-    "FeedAccess": [
-        {"name": "wallet", "type": "address"},
-        {"name": "audience", "type": "string"},
-        {"name": "issuedAt", "type": "uint256"},
-        {"name": "expiresAt", "type": "uint256"},
-    ],
-}
-
 
 class CheckFailed(Exception):
     pass
@@ -493,36 +447,6 @@ def device_binding(account, action, token, nonce=None):
     }
 
 
-def eip191_text(message, primary="DeviceBinding"):
-    """PROTOCOL.md §2.2: `Herald <PrimaryType>`, then one `name: value` line per field in type order."""
-    lines = [f"Herald {primary}"]
-    for field in EIP712_TYPES[primary]:
-        value = message[field["name"]]
-        if field["type"] == "address":
-            value = to_checksum_address(value)
-        lines.append(f"{field['name']}: {value}")
-    lines.append(f"chainId: {CHAIN_ID}")
-    return "\n".join(lines)
-
-
-def sign(account, message, scheme, primary="DeviceBinding"):
-    if scheme == "eip712":
-        # Only the primary type and the domain: eth-account rejects types the message does not use.
-        types = {"EIP712Domain": EIP712_TYPES["EIP712Domain"], primary: EIP712_TYPES[primary]}
-        signable = encode_typed_data(
-            full_message={"types": types, "primaryType": primary, "domain": DOMAIN, "message": message}
-        )
-    else:
-        signable = encode_defunct(text=eip191_text(message, primary))
-    return "0x" + bytes(account.sign_message(signable).signature).hex()
-
-
-def envelope(account, message, scheme, signer=None, primary="DeviceBinding"):
-    """The wire envelope: uint256 nonce as a decimal string, the times as JSON integers."""
-    wire = dict(message, nonce=str(message["nonce"])) if "nonce" in message else dict(message)
-    return {"scheme": scheme, "message": wire, "signature": sign(signer or account, message, scheme, primary)}
-
-
 def check_serve_info(herald, scratch):
     status, info = herald.server.request("GET", "/v1/info")
     expect(status == 200, f"GET /v1/info answered {status}: {info}")
@@ -590,25 +514,12 @@ def check_serve_signature_mismatch(herald, scratch):
     return "401 signature_mismatch; the wallet's public key is unchanged"
 
 
-def window():
-    now = int(time.time())
-    return now - 5, now + 300
-
-
 def notification(channel, payload):
     issued, expires = window()
     return {
         "channel": channel.address, "payload": json.dumps(payload, separators=(",", ":")), "audience": AUDIENCE,
         "nonce": secrets.randbits(128), "issuedAt": issued, "expiresAt": expires,
     }
-
-
-def feed_access_header(account):
-    """`Authorization: Herald <base64url, no padding, of the FeedAccess envelope>` (PROTOCOL §3)."""
-    issued, expires = window()
-    message = {"wallet": account.address, "audience": AUDIENCE, "issuedAt": issued, "expiresAt": expires}
-    body = json.dumps(envelope(account, message, "eip712", primary="FeedAccess")).encode("utf-8")
-    return "Herald " + base64.urlsafe_b64encode(body).decode("ascii").rstrip("=")
 
 
 def check_serve_notifications(herald, scratch):
@@ -643,7 +554,7 @@ def check_serve_notifications(herald, scratch):
     expect(status == 202 and answer.get("recipients") == 1, f"EIP-191 notification: {status} {answer}")
 
     path = f"/v1/users/{subscriber.address}/feeds?limit=10"
-    status, feed = server.request("GET", path, headers={"Authorization": feed_access_header(subscriber)})
+    status, feed = server.request("GET", path, headers={"Authorization": feed_access_header(subscriber, AUDIENCE)})
     expect(status == 200, f"GET feeds answered {status}: {feed}")
     expect(feed.get("itemcount") == 2, f"itemcount is {feed.get('itemcount')!r}")
     first = feed["feeds"][0]
@@ -652,7 +563,7 @@ def check_serve_notifications(herald, scratch):
     expect(data["type"] == "4" and data["amsg"] == "Pay within 2 h" and data["app"] == "Interop", f"newest item {data}")
     expect(all(isinstance(value, str) for value in data.values()), f"a data value is not a string: {data}")
     expect(first["epoch"] == data["epoch"], "epoch differs between the item and its payload")
-    status, other = server.request("GET", path, headers={"Authorization": feed_access_header(channel)})
+    status, other = server.request("GET", path, headers={"Authorization": feed_access_header(channel, AUDIENCE)})
     expect(status == 401, f"another wallet's FeedAccess answered {status}: {other}")
     return "403 for an unknown channel; subscribe 200; EIP-712 and EIP-191 notifications 202; feeds read with an eth-account FeedAccess"
 

@@ -1,0 +1,284 @@
+"""Schemathesis hooks that sign: without them every generated request to a signed route stops at
+the signature check (400/401), and the FeedAccess-guarded reads never answer 200, so their
+response schemas would go unchecked.
+
+`map_case` re-signs about two thirds of the generated cases with keys this server knows (a channel
+added before the run, subscribers seeded by `seed`), keeping generated values where they fit the
+field (device tokens, platforms, actions, titles, bodies), so the server's validation past the
+signature, its stores and its 200/202 answers are fuzzed too. The rest are sent as generated.
+A share of the signed cases carry one deliberate fault (expired, from the future, another
+audience, another signer) so the §2.3 refusals are checked against the document as well.
+
+Every choice comes from a random generator seeded by the generated case, so a run is as
+reproducible as schemathesis' own `--seed`.
+
+Environment: HERALD_CONTRACT_AUDIENCE (the server's --audience).
+`python signing_hooks.py URL` seeds the server (run.sh does, before schemathesis starts);
+`--report URL` prints what the server answered, after the run, and fails if the hooks did nothing.
+"""
+
+import hashlib
+import json
+import os
+import random
+import re
+import sys
+import urllib.request
+import zlib
+
+from eth_account import Account
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from herald_signing import envelope, feed_access_header, window  # noqa: E402
+
+AUDIENCE = os.environ.get("HERALD_CONTRACT_AUDIENCE", "herald-contract")
+
+
+def _account(label):
+    # Fixed keys, so the channel can be added (by address) before the run and runs are repeatable.
+    return Account.from_key(hashlib.sha256(f"herald-contract {label}".encode()).digest())
+
+
+CHANNEL = _account("channel")
+SUBSCRIBERS = [_account(f"subscriber {index}") for index in range(4)]
+OUTSIDER = _account("outsider")  # known to nobody: not a channel, never registered
+SIGNED_SHARE = 2 / 3
+FAULT_SHARE = 1 / 6
+
+
+def _rng(case):
+    seed = json.dumps(
+        [case.method, case.path, case.path_parameters, case.query, dict(case.headers or {}), case.body],
+        sort_keys=True, default=repr,
+    )
+    return random.Random(zlib.crc32(seed.encode("utf-8", "surrogatepass")))
+
+
+def _generated_string(body, *path):
+    """A string the generator put at body[path…], if it put one there."""
+    value = body
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _pick(rng, generated, choices):
+    """The generated value half the time (when there is one), else a valid choice."""
+    return generated if generated is not None and rng.random() < 0.5 else rng.choice(choices)
+
+
+def _times(rng):
+    issued, expires = window()
+    fault = rng.random() < FAULT_SHARE and rng.choice(["expired", "future", "audience", "signer"])
+    audience = AUDIENCE
+    if fault == "expired":
+        issued, expires = issued - 7200, issued - 3600
+    elif fault == "future":
+        issued, expires = issued + 3600, expires + 3600
+    elif fault == "audience":
+        audience = "someone-else"
+    return {"audience": audience, "issuedAt": issued, "expiresAt": expires}, fault == "signer"
+
+
+def _sign(rng, case, account, message, primary):
+    times, wrong_signer = _times(rng)
+    message = dict(message, nonce=rng.getrandbits(128), **times)
+    scheme = _pick(rng, _generated_string(case.body, "scheme"), ["eip712", "eip191"])
+    if scheme not in ("eip712", "eip191"):
+        # An unknown scheme cannot be signed; the server must still refuse it with its code.
+        scheme, wrong_scheme = rng.choice(["eip712", "eip191"]), scheme
+    else:
+        wrong_scheme = None
+    signed = envelope(account, message, scheme, signer=OUTSIDER if wrong_signer else account, primary=primary)
+    if wrong_scheme is not None:
+        signed["scheme"] = wrong_scheme
+    case.body = signed
+    case.media_type = "application/json"
+
+
+def _device(rng, case):
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    wallet = rng.choice(SUBSCRIBERS + [Account.create()])
+    platform = _pick(rng, _generated_string(message, "platform"), ["ios", "android"])
+    token = _pick(rng, _generated_string(message, "deviceToken"), ["%064x" % rng.getrandbits(256)])
+    action = _pick(rng, _generated_string(message, "action"), ["register", "register", "unregister"])
+    _sign(rng, case, wallet, {
+        "action": action, "wallet": wallet.address, "platform": platform, "deviceToken": token,
+    }, "DeviceBinding")
+
+
+def _subscription(rng, case):
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    subscriber = rng.choice(SUBSCRIBERS + [Account.create()])
+    channel = rng.choice([CHANNEL.address] * 3 + [OUTSIDER.address])
+    action = _pick(rng, _generated_string(message, "action"), ["subscribe", "subscribe", "unsubscribe"])
+    _sign(rng, case, subscriber, {
+        "action": action, "channel": channel, "subscriber": subscriber.address,
+    }, "Subscription")
+
+
+def _secret_hex(rng):
+    # The ECIES wire shape of PROTOCOL §5.1 (iv 16, key 33, mac 32, one block): the server stores it
+    # opaque, so random bytes of the right length exercise the same path.
+    return "%0*x" % (2 * 97, rng.getrandbits(8 * 97))
+
+
+def payload_for(rng, generated_text):
+    """A §4.1 payload of a random type, with generated text in its fields some of the time."""
+    text = generated_text if generated_text is not None else "Trade accepted"
+    kind = rng.choice(["1", "2", "3", "4"])
+    recipients = rng.sample(SUBSCRIBERS, rng.randint(1, len(SUBSCRIBERS)))
+    data = {"type": kind, "asub": text[:80], "amsg": text, "acta": "", "aimg": ""}
+    payload = {"notification": {"title": text[:80], "body": text[:200]}, "data": data}
+    if kind == "3":
+        payload["recipients"] = recipients[0].address
+    elif kind == "4":
+        payload["recipients"] = {account.address: None for account in recipients}
+    elif kind == "2":
+        payload["recipients"] = {account.address: {"secret": _secret_hex(rng)} for account in recipients}
+    return payload
+
+
+def _notification(rng, case):
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    generated = _generated_string(message, "payload")
+    if generated is not None and rng.random() < 0.2:
+        text = generated  # signed, but whatever the generator made of §4.1
+    else:
+        text = json.dumps(payload_for(rng, generated), separators=(",", ":"), ensure_ascii=rng.random() < 0.5)
+    sender = CHANNEL if rng.random() < 0.9 else OUTSIDER
+    _sign(rng, case, sender, {"channel": sender.address, "payload": text}, "Notification")
+
+
+def _authorize(rng, case, owner):
+    signer = owner if rng.random() < 0.85 else OUTSIDER
+    headers = dict(case.headers or {})
+    headers["Authorization"] = feed_access_header(signer, AUDIENCE)
+    case.headers = headers
+
+
+def _wallet_read(rng, case):
+    owner = rng.choice(SUBSCRIBERS)
+    case.path_parameters = dict(case.path_parameters or {}, wallet=owner.address)
+    _authorize(rng, case, owner)
+
+
+def _push_status(rng, case):
+    case.path_parameters = dict(case.path_parameters or {}, sid=str(rng.randint(1, 60)))
+    _authorize(rng, case, CHANNEL)
+
+
+def _public_key(rng, case):
+    case.path_parameters = dict(case.path_parameters or {}, wallet=rng.choice(SUBSCRIBERS).address)
+
+
+def _channel(rng, case):
+    case.path_parameters = dict(case.path_parameters or {}, channel=CHANNEL.address)
+
+
+ROUTES = {
+    ("POST", "/v1/devices"): _device,
+    ("POST", "/v1/subscriptions"): _subscription,
+    ("POST", "/v1/notifications"): _notification,
+    ("GET", "/v1/users/{wallet}/feeds"): _wallet_read,
+    ("GET", "/v1/users/{wallet}/subscriptions"): _wallet_read,
+    ("GET", "/v1/notifications/{sid}"): _push_status,
+    ("GET", "/v1/users/{wallet}/pubkey"): _public_key,
+    ("GET", "/v1/channels/{channel}"): _channel,
+}
+
+
+def _register_hooks():
+    import schemathesis
+
+    @schemathesis.hook
+    def map_case(context, case):
+        route = ROUTES.get((case.method.upper(), case.operation.path))
+        if route is None:
+            return case
+        rng = _rng(case)
+        if rng.random() < SIGNED_SHARE:
+            route(rng, case)
+        return case
+
+
+def _post(url, path, body):
+    request = urllib.request.Request(
+        url + path, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return answer.status
+
+
+def seed(url):
+    """Registers and subscribes every subscriber and sends one item of each type, so the reads the
+    hooks sign have something to return from the first case on."""
+    rng = random.Random(20261122)
+    issued, expires = window()
+    times = {"audience": AUDIENCE, "issuedAt": issued, "expiresAt": expires}
+    for index, account in enumerate(SUBSCRIBERS):
+        binding = dict(times, action="register", wallet=account.address, platform=["ios", "android"][index % 2],
+                       deviceToken="%064x" % rng.getrandbits(256), nonce=rng.getrandbits(128))
+        _post(url, "/v1/devices", envelope(account, binding, "eip712"))
+        subscription = dict(times, action="subscribe", channel=CHANNEL.address, subscriber=account.address,
+                            nonce=rng.getrandbits(128))
+        _post(url, "/v1/subscriptions", envelope(account, subscription, "eip712", primary="Subscription"))
+    sent = 0
+    for kind in ["1", "2", "3", "4"]:
+        payload = payload_for_kind(rng, kind)
+        message = dict(times, channel=CHANNEL.address, payload=json.dumps(payload), nonce=rng.getrandbits(128))
+        if _post(url, "/v1/notifications", envelope(CHANNEL, message, "eip712", primary="Notification")) == 202:
+            sent += 1
+    print(f"contract seed: {len(SUBSCRIBERS)} subscribers registered and subscribed, {sent} items sent", file=sys.stderr)
+
+
+def payload_for_kind(rng, kind):
+    """`payload_for` drawn until it is of the type wanted."""
+    while True:
+        payload = payload_for(rng, f"Seeded type {kind}")
+        if payload["data"]["type"] == kind:
+            return payload
+
+
+METRIC = re.compile(r'^herald_http_requests_total\{(?P<labels>.*)\} (?P<count>[0-9.]+)$')
+
+
+def report(url):
+    """Prints the server's answers by route and status (from /metrics), and fails unless every route
+    the hooks sign answered a success at least once: otherwise the hooks have stopped working (a
+    schemathesis upgrade, a changed route) and the stage would only be fuzzing the signature check."""
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as answer:
+        text = answer.read().decode("utf-8")
+    answers = {}
+    for line in text.splitlines():
+        match = METRIC.match(line)
+        if match:
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', match["labels"]))
+            key = (labels.get("method", "?"), labels.get("route", "?"))
+            answers.setdefault(key, {})[labels.get("status", "?")] = int(float(match["count"]))
+    print("contract: the server's answers during the run, by route and status:", file=sys.stderr)
+    for (method, route), statuses in sorted(answers.items(), key=lambda item: (item[0][1], item[0][0])):
+        shown = ", ".join(f"{status} x{count}" for status, count in sorted(statuses.items()))
+        print(f"  {method:6} {route:36} {shown}", file=sys.stderr)
+    missing = [
+        f"{method} {route}" for method, route in ROUTES
+        if not any(status.startswith("2") for status in answers.get((method, route), {}))
+    ]
+    if missing:
+        sys.exit("contract: no signed case succeeded on " + ", ".join(missing) + " (are the hooks applied?)")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--channel-address"]:
+        print(CHANNEL.address)
+    elif len(sys.argv) == 3 and sys.argv[1] == "--report":
+        report(sys.argv[2])
+    elif len(sys.argv) == 2:
+        seed(sys.argv[1])
+    else:
+        sys.exit("usage: signing_hooks.py URL | --report URL | --channel-address")
+else:
+    _register_hooks()

@@ -1,0 +1,102 @@
+"""Herald's signed operations as eth-account makes them (PROTOCOL.md §2.1, §2.2, §3).
+
+Shared by the interoperability check (scripts/interop) and the contract stage's schemathesis hooks
+(scripts/contract), so that both sign exactly as the specification says, with a library nobody on
+the team wrote. Needs eth-account only.
+"""
+
+import base64
+import json
+import time
+
+from eth_account.messages import encode_defunct, encode_typed_data
+from eth_utils import to_checksum_address
+
+CHAIN_ID = 1
+
+# PROTOCOL.md §2.1.
+DOMAIN = {"name": "Herald", "version": "1", "chainId": CHAIN_ID}
+EIP712_TYPES = {
+    "EIP712Domain": [
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+    ],
+    "DeviceBinding": [
+        {"name": "action", "type": "string"},
+        {"name": "wallet", "type": "address"},
+        {"name": "platform", "type": "string"},
+        {"name": "deviceToken", "type": "string"},
+        {"name": "audience", "type": "string"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "issuedAt", "type": "uint256"},
+        {"name": "expiresAt", "type": "uint256"},
+    ],
+    "Subscription": [
+        {"name": "action", "type": "string"},
+        {"name": "channel", "type": "address"},
+        {"name": "subscriber", "type": "address"},
+        {"name": "audience", "type": "string"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "issuedAt", "type": "uint256"},
+        {"name": "expiresAt", "type": "uint256"},
+    ],
+    "Notification": [
+        {"name": "channel", "type": "address"},
+        {"name": "payload", "type": "string"},
+        {"name": "audience", "type": "string"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "issuedAt", "type": "uint256"},
+        {"name": "expiresAt", "type": "uint256"},
+    ],
+    "FeedAccess": [
+        {"name": "wallet", "type": "address"},
+        {"name": "audience", "type": "string"},
+        {"name": "issuedAt", "type": "uint256"},
+        {"name": "expiresAt", "type": "uint256"},
+    ],
+}
+
+
+def window():
+    """issuedAt a little in the past and expiresAt five minutes ahead: inside every §2.3 time rule."""
+    now = int(time.time())
+    return now - 5, now + 300
+
+
+def eip191_text(message, primary="DeviceBinding"):
+    """PROTOCOL.md §2.2: `Herald <PrimaryType>`, then one `name: value` line per field in type order."""
+    lines = [f"Herald {primary}"]
+    for field in EIP712_TYPES[primary]:
+        value = message[field["name"]]
+        if field["type"] == "address":
+            value = to_checksum_address(value)
+        lines.append(f"{field['name']}: {value}")
+    lines.append(f"chainId: {CHAIN_ID}")
+    return "\n".join(lines)
+
+
+def sign(account, message, scheme, primary="DeviceBinding"):
+    if scheme == "eip712":
+        # Only the primary type and the domain: eth-account rejects types the message does not use.
+        types = {"EIP712Domain": EIP712_TYPES["EIP712Domain"], primary: EIP712_TYPES[primary]}
+        signable = encode_typed_data(
+            full_message={"types": types, "primaryType": primary, "domain": DOMAIN, "message": message}
+        )
+    else:
+        signable = encode_defunct(text=eip191_text(message, primary))
+    return "0x" + bytes(account.sign_message(signable).signature).hex()
+
+
+def envelope(account, message, scheme, signer=None, primary="DeviceBinding"):
+    """The wire envelope: uint256 nonce as a decimal string, the times as JSON integers."""
+    wire = dict(message, nonce=str(message["nonce"])) if "nonce" in message else dict(message)
+    return {"scheme": scheme, "message": wire, "signature": sign(signer or account, message, scheme, primary)}
+
+
+def feed_access_header(account, audience):
+    """`Authorization: Herald <base64url, no padding, of the FeedAccess envelope>` (PROTOCOL §3)."""
+    issued, expires = window()
+    message = {"wallet": account.address, "audience": audience, "issuedAt": issued, "expiresAt": expires}
+    body = json.dumps(envelope(account, message, "eip712", primary="FeedAccess")).encode("utf-8")
+    return "Herald " + base64.urlsafe_b64encode(body).decode("ascii").rstrip("=")
