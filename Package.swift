@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "HeraldInbox", targets: ["HeraldInbox"]),
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
+        // The fuzz targets' entry points, shared by Fuzz/ (libFuzzer) and the replay tests.
+        .library(name: "HeraldFuzzing", targets: ["HeraldFuzzing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
@@ -101,6 +103,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(name: "HeraldFuzzing", dependencies: ["HeraldCore", "HeraldInbox"], swiftSettings: strictSettings),
         // The verifier server: Hummingbird 2 routes, middleware, services.
         .target(
             name: "HeraldServer",
@@ -147,6 +150,11 @@ let package = Package(
         .testTarget(
             name: "HeraldInboxTests",
             dependencies: ["HeraldInbox", "HeraldCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HeraldFuzzingTests",
+            dependencies: ["HeraldFuzzing"],
             swiftSettings: strictSettings
         ),
         .testTarget(

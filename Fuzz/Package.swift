@@ -10,10 +10,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "herald-fuzz",
-            dependencies: [
-                .product(name: "HeraldCore", package: "Herald"),
-                .product(name: "HeraldInbox", package: "Herald"),
-            ],
+            dependencies: [.product(name: "HeraldFuzzing", package: "Herald")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         )
     ]

@@ -2,7 +2,8 @@
 # Coverage-guided fuzzing of Herald's parsers with libFuzzer (clang's, shipped with Swift), under
 # AddressSanitizer: builds Fuzz/ into .build-fuzz, then runs each target for SECONDS, starting from
 # its seed corpus in Fuzz/Corpus/<target>. A crash stops the run, leaves the input in
-# .build-fuzz/crashes/<target>/, and fails: it becomes a regression test with the input as a fixture.
+# .build-fuzz/crashes/<target>/, and fails: copy the input into Fuzz/Regressions/<target>/, where
+# `swift test` (FuzzReplayTests) replays it on every run, and fix the code.
 #
 # Usage: scripts/fuzz/run.sh [SECONDS per target (default 30)] [TARGET...]
 set -euo pipefail
@@ -30,8 +31,10 @@ for target in "${targets[@]}"; do
     corpus="$scratch/corpus/$target"
     crashes="$scratch/crashes/$target"
     mkdir -p "$corpus" "$crashes"
-    seeds="$root/Fuzz/Corpus/$target"
-    [[ -d "$seeds" ]] && cp -n "$seeds"/* "$corpus"/ 2>/dev/null || true
+    # Its seeds, and every input that once crashed it (Fuzz/Regressions).
+    for kept in "$root/Fuzz/Corpus/$target" "$root/Fuzz/Regressions/$target"; do
+        [[ -d "$kept" ]] && cp -n "$kept"/* "$corpus"/ 2>/dev/null || true
+    done
     log="$scratch/$target.log"
     if HERALD_FUZZ_TARGET="$target" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" > "$log" 2>&1; then
@@ -40,7 +43,7 @@ for target in "${targets[@]}"; do
         echo "fuzz $target: ${runs:-?} inputs in ${seconds} s, ${edges:-cov ?}, no crash"
     else
         failed=1
-        echo "fuzz $target: FAILED; input kept in $crashes/" >&2
+        echo "fuzz $target: FAILED; input kept in $crashes/ (copy it into Fuzz/Regressions/$target/)" >&2
         tail -30 "$log" >&2
     fi
 done

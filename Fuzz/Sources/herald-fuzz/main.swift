@@ -1,4 +1,10 @@
 import Foundation
+import HeraldFuzzing
+
+enum Selection {
+    /// The target this process fuzzes (`HERALD_FUZZ_TARGET`), read once.
+    static let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["HERALD_FUZZ_TARGET"] ?? "")
+}
 
 // libFuzzer's driver, linked from clang's `libclang_rt.fuzzer_no_main` (scripts/fuzz/run.sh): the
 // package keeps its own `main`, which SwiftPM requires of an executable, and hands over to it.
@@ -9,7 +15,7 @@ func LLVMFuzzerRunDriver(
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
 ) -> Int32
 
-guard FuzzTarget.selected != nil else {
+guard Selection.target != nil else {
     FileHandle.standardError.write(
         Data("set HERALD_FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
     exit(64)
@@ -18,6 +24,6 @@ var count = CommandLine.argc
 var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
 exit(
     LLVMFuzzerRunDriver(&count, &arguments) { data, size in
-        FuzzTarget.selected?.run(UnsafeBufferPointer(start: data, count: size))
+        Selection.target?.run(UnsafeBufferPointer(start: data, count: size))
         return 0
     })

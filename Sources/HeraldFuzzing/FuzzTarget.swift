@@ -1,19 +1,20 @@
-import Foundation
 import HeraldCore
 import HeraldInbox
 
 /// One fuzz target per parser that reads bytes from outside: whatever comes in, the answer is a value
-/// or a thrown error, never a crash. The target is chosen by `HERALD_FUZZ_TARGET`.
-enum FuzzTarget: String, CaseIterable {
+/// or a thrown error, never a crash.
+///
+/// A library of its own so that the same entry points serve libFuzzer (`Fuzz/`, built with
+/// AddressSanitizer and coverage) and `swift test`, which replays every seed and every input that
+/// once crashed (`Fuzz/Corpus`, `Fuzz/Regressions`) through them on each run.
+public enum FuzzTarget: String, CaseIterable, Sendable {
     case envelope, signature, eip712, ecies, cryptojs, keystore, push
-
-    /// The target this process fuzzes (`HERALD_FUZZ_TARGET`), read once.
-    static let selected = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["HERALD_FUZZ_TARGET"] ?? "")
 
     static let key = try? PrivateKey(hex: "0x" + String(repeating: "42", count: 32))
     static let verifier = OperationVerifier(audience: "fuzz", chainId: UInt256(1))
 
-    func run(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// Feeds one input to this target's parsers; returns when they have answered.
+    public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
         case .envelope:
             // The whole request path of §2.3: strict JSON, envelope, fields, time, signature.
