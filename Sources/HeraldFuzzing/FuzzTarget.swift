@@ -40,8 +40,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             // Parsing and the KDF caps only: a derivation per input would make the fuzzer crawl.
             _ = try? Keystore(json: bytes)
         case .push:
-            guard let json = try? JSONParser.parse(bytes) else { return }
-            _ = try? FeedItem.parse(push: json)
+            // What a client does with a push or a synced item: parse it, and open a type 2 in memory.
+            guard let json = try? JSONParser.parse(bytes), let item = try? FeedItem.parse(push: json) else { return }
+            if let key = Self.key { _ = try? item.decrypted(with: key) }
         }
     }
 }
