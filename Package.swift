@@ -143,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldCoreTests",
-            dependencies: ["HeraldCore", "CSecp256k1"],
+            dependencies: ["HeraldCore", "CSecp256k1", "HeraldTesting"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldCore", "HeraldRelay",
+                "HeraldServer", "HeraldStore", "HeraldCore", "HeraldRelay", "HeraldTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldTesting
 import Testing
 
 @Suite struct OperationVerifierTests {
@@ -104,7 +105,7 @@ import Testing
         let envelope = try Self.binding().signed(with: Self.key, scheme: .eip712, domain: verifier.domain)
         let message = envelope.operation.messageJSON.jsonText
         let sig = envelope.signature
-        let highS = Self.flipS(sig)
+        let highS = HighSSignature.twin(of: sig)
         for bad in ["", "0x", "0x1234", "nothex", Hex.encode(sig.compact + [29], prefix: true), highS] {
             #expect(
                 code(#"{"scheme":"eip712","message":\#(message),"signature":"\#(bad)"}"#) == .badSignature,
@@ -115,20 +116,6 @@ import Testing
             code(
                 #"{"scheme":"eip712","message":\#(message),"signature":"\#(Hex.encode(sig.compact + [sig.recoveryId]))"}"#
             ) == nil)
-    }
-
-    /// (r, n − s, v ^ 1) is the same signature with a high s: valid ECDSA, refused by EIP-2.
-    static func flipS(_ signature: RecoverableSignature) -> String {
-        let n = try! Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
-        let s = Array(signature.compact[32...])
-        var out = [UInt8](repeating: 0, count: 32)
-        var borrow = 0
-        for i in stride(from: 31, through: 0, by: -1) {
-            let difference = Int(n[i]) - Int(s[i]) - borrow
-            out[i] = UInt8((difference + 256) % 256)
-            borrow = difference < 0 ? 1 : 0
-        }
-        return Hex.encode(Array(signature.compact[..<32]) + out + [28 - signature.recoveryId], prefix: true)
     }
 
     @Test func messageShapeErrorsAreBadRequest() throws {

@@ -3,6 +3,7 @@ import HTTPTypes
 import HeraldCore
 import HeraldServer
 import HeraldStore
+import HeraldTesting
 import HummingbirdTesting
 import NIOCore
 import Testing
@@ -74,11 +75,12 @@ import Testing
                     of: F.key.address.checksummed, with: spelling)
                 #expect(try await client.post(body).status == .ok, "\(spelling)")
             }
-            // r = 0, v = 29, v = 0 with a wrong key: bad_signature or signature_mismatch, never 500.
+            // r = 0, v = 29, and the high-s twin (valid ECDSA for the same signer, refused by EIP-2).
             let signature = try #require(try JSONParser.parse(good)["signature"]?.stringValue)
             let r0 = "0x" + String(repeating: "0", count: 64) + signature.dropFirst(66)
             let v29 = String(signature.dropLast(2)) + "1d"
-            for bad in [r0, v29] {
+            let highS = HighSSignature.twin(of: try RecoverableSignature(bytes: Hex.decode(signature)))
+            for bad in [r0, v29, highS] {
                 #expect(
                     try await post(client, with(signature, bad), to: "/v1/devices").errorCode == "bad_signature",
                     "\(bad)")

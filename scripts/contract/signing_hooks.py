@@ -7,7 +7,7 @@ added before the run, subscribers seeded by `seed`), keeping generated values wh
 field (device tokens, platforms, actions, titles, bodies), so the server's validation past the
 signature, its stores and its 200/202 answers are fuzzed too. The rest are sent as generated.
 A share of the signed cases carry one deliberate fault (expired, from the future, another
-audience, another signer) so the §2.3 refusals are checked against the document as well.
+audience, another signer, the high-s twin of the signature) so the §2.3 refusals are checked against the document as well.
 
 Every choice comes from a random generator seeded by the generated case, so a run is as
 reproducible as schemathesis' own `--seed`.
@@ -69,9 +69,25 @@ def _pick(rng, generated, choices):
     return generated if generated is not None and rng.random() < 0.5 else rng.choice(choices)
 
 
-def _times(rng):
+SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def _high_s_twin(signature):
+    """(r, n − s, v ^ 1): valid ECDSA for the same signer, refused by EIP-2 (PROTOCOL §2.3)."""
+    raw = bytes.fromhex(signature[2:])
+    s = SECP256K1_ORDER - int.from_bytes(raw[32:64], "big")
+    return "0x" + (raw[:32] + s.to_bytes(32, "big") + bytes([55 - raw[64]])).hex()
+
+
+def _fault(rng):
+    """None most of the time, else one deliberate §2.3 fault for this case."""
+    if rng.random() >= FAULT_SHARE:
+        return None
+    return rng.choice(["expired", "future", "audience", "signer", "high_s"])
+
+
+def _times(fault):
     issued, expires = window()
-    fault = rng.random() < FAULT_SHARE and rng.choice(["expired", "future", "audience", "signer"])
     audience = AUDIENCE
     if fault == "expired":
         issued, expires = issued - 7200, issued - 3600
@@ -79,19 +95,21 @@ def _times(rng):
         issued, expires = issued + 3600, expires + 3600
     elif fault == "audience":
         audience = "someone-else"
-    return {"audience": audience, "issuedAt": issued, "expiresAt": expires}, fault == "signer"
+    return {"audience": audience, "issuedAt": issued, "expiresAt": expires}
 
 
 def _sign(rng, case, account, message, primary):
-    times, wrong_signer = _times(rng)
-    message = dict(message, nonce=rng.getrandbits(128), **times)
+    fault = _fault(rng)
+    message = dict(message, nonce=rng.getrandbits(128), **_times(fault))
     scheme = _pick(rng, _generated_string(case.body, "scheme"), ["eip712", "eip191"])
     if scheme not in ("eip712", "eip191"):
         # An unknown scheme cannot be signed; the server must still refuse it with its code.
         scheme, wrong_scheme = rng.choice(["eip712", "eip191"]), scheme
     else:
         wrong_scheme = None
-    signed = envelope(account, message, scheme, signer=OUTSIDER if wrong_signer else account, primary=primary)
+    signed = envelope(account, message, scheme, signer=OUTSIDER if fault == "signer" else account, primary=primary)
+    if fault == "high_s":
+        signed["signature"] = _high_s_twin(signed["signature"])
     if wrong_scheme is not None:
         signed["scheme"] = wrong_scheme
     case.body = signed
