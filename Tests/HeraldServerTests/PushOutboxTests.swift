@@ -200,6 +200,14 @@ final class RecordingProvider: PushProvider {
             #expect(try await status("/v1/notifications/\(sid)", as: F.key).errorCode == "not_found", "not the sender")
             #expect(try await status("/v1/notifications/999", as: N.channelKey).errorCode == "not_found")
             #expect(try await status("/v1/notifications/x1", as: N.channelKey).errorCode == "bad_request")
+            // Digits are a well-formed sid (as the OpenAPI pattern says): one that cannot exist is not found,
+            // and leading zeros name the same item (found by schemathesis: 000000 was a 400).
+            for impossible in ["0", "000000", "99999999999999999999999"] {
+                #expect(
+                    try await status("/v1/notifications/\(impossible)", as: N.channelKey).errorCode == "not_found",
+                    "\(impossible)")
+            }
+            #expect(try await status("/v1/notifications/00\(sid)", as: N.channelKey).status == .ok)
             #expect(try await status("/v1/notifications/\(sid)", as: nil).errorCode == "unauthorized")
         }
     }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # API contract fuzzing with a tool nobody on the team wrote: schemathesis (PyPI) generates requests
 # from Schemas/openapi.yaml against a real `herald serve` on a throwaway database, and fails on any 5xx
-# (`not_a_server_error`) or any answer that does not match the document (status code, content type,
-# response schema). The hooks in signing_hooks.py sign most generated cases with keys the server
+# (`not_a_server_error`), any answer that does not match the document (status code, content type,
+# response schema), schema-invalid data accepted, a required header ignored, and its other checks. The hooks in signing_hooks.py sign most generated cases with keys the server
 # knows (eth-account), so the routes past the signature check and the FeedAccess-guarded reads are
 # fuzzed and their 200/202 answers checked against the document too.
 #
@@ -53,12 +53,16 @@ done
 export HERALD_CONTRACT_AUDIENCE="$audience"
 "$python" "$hooks_dir/signing_hooks.py" "$url"
 
+# Every check schemathesis has but positive_data_acceptance, which expects every schema-valid request
+# to succeed: a schema cannot say which signatures are valid or which mixed-case addresses pass
+# EIP-55, so that check only reports what the descriptions already say. (Run by hand, it did find
+# one real mismatch: sid 000000 matched the path pattern but was a 400; now it is a 404.)
 # The coverage phase is left out: schemathesis 4.32.5 crashes in it on this document (an internal
 # AST error of its lambda descriptions), which would fail the stage for no fault of the server.
 cd "$work"
 status=0
 SCHEMATHESIS_HOOKS=signing_hooks PYTHONPATH="$hooks_dir" "$work/venv/bin/schemathesis" run "$root/Schemas/openapi.yaml" --url "$url" \
-    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+    --checks all --exclude-checks positive_data_acceptance \
     --phases examples,fuzzing --max-examples "$examples" --workers 2 --seed "$seed" \
     --suppress-health-check all || status=$?
 if ! kill -0 "$server" 2>/dev/null; then

@@ -93,14 +93,18 @@ extension NotificationRoutes {
     ) async throws
         -> Response
     {
+        // Any string of digits is a well-formed sid, as the OpenAPI document says; one that cannot
+        // exist (0, or past Int64) is simply not found, like any other unknown sid.
         let raw = context.parameters.get("sid") ?? ""
-        guard let sid = Int64(raw), sid > 0, raw.utf8.allSatisfy({ (48...57).contains($0) }) else {
-            throw APIError(.badRequest, "sid must be a positive integer")
+        guard !raw.isEmpty, raw.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            throw APIError(.badRequest, "sid must be a decimal integer")
         }
         let signer = try await FeedAccessCheck.authorizeAnySigner(request, context: context, state: state)
-        let report = try await StoreCall.run(context) { try await state.store.pushReport(sid: sid) }
-        guard let report, report.channel == signer else {
-            throw APIError(.notFound, "no notification \(sid) sent by \(signer)")
+        guard let sid = Int64(raw), sid > 0,
+            let report = try await StoreCall.run(context, { try await state.store.pushReport(sid: sid) }),
+            report.channel == signer
+        else {
+            throw APIError(.notFound, "no notification \(raw.prefix(24)) sent by \(signer)")
         }
         let pushes = report.pushes.map { push in
             JSONValue.object([
