@@ -45,6 +45,31 @@ import Glibc
             }
         }
 
+        /// The server's answer: its head, and the body as far as `Content-Length` says, or all that
+        /// arrives before the server closes or `seconds` pass.
+        func answer(within seconds: Int = 10) -> String {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !Self.isComplete(received) {
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                received += buffer[..<count]
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+
+        static func isComplete(_ bytes: [UInt8]) -> Bool {
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let end = text.range(of: "\r\n\r\n") else { return false }
+            let head = text[..<end.lowerBound].lowercased()
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            return text[end.upperBound...].utf8.count >= length
+        }
+
         deinit { close(descriptor) }
     }
 
@@ -77,6 +102,41 @@ import Glibc
         body.send(
             "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
         #expect(body.closedByServer(within: 4))
+    }
+
+    /// HTTP framing a client controls: each is a 4xx with the connection closed or a §3 error, never a
+    /// 500, and the server goes on serving. (A chunked body past the limit was a 500 until
+    /// `NIOTooManyBytesError` was mapped: found by hand with raw sockets.)
+    @Test func abusiveFramingIsRefusedWithoutAServerError() async throws {
+        let server = try await start([])
+        defer { server.kill(SIGKILL) }
+        func exchange(_ request: String) throws -> String {
+            let connection = try RawConnection(port: server.port)
+            connection.send(request)
+            return connection.answer()
+        }
+        let chunk = "10000\r\n" + String(repeating: "a", count: 0x10000) + "\r\n"
+        for (path, chunks) in [("/v1/devices", 2), ("/v1/subscriptions", 2), ("/v1/notifications", 9)] {
+            let answer = try exchange(
+                "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + String(repeating: chunk, count: chunks) + "0\r\n\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "chunked body past the limit on \(path): \(answer.prefix(120))")
+            #expect(answer.contains(#""code":"payload_too_large""#), "\(answer.prefix(300))")
+        }
+        let refused = [
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 200_000) + "\r\n\r\n",
+            "GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<5000).map { "X-\($0): 1\r\n" }.joined() + "\r\n",
+            "GET /" + String(repeating: "a", count: 200_000) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+            "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+            "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
+            "GET /healthz\r\n\r\n",
+        ]
+        for request in refused {
+            let answer = try exchange(request)
+            #expect(answer.hasPrefix("HTTP/1.1 4"), "\(request.prefix(60)): \(answer.prefix(120))")
+        }
+        #expect(try await HTTP.get(server.baseURL + "/healthz").0 == 200, "still serving")
     }
 
     @Test func connectionsPastTheLimitAreClosedAndTheRestServed() async throws {

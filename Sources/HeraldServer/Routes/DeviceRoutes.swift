@@ -80,6 +80,9 @@ enum RequestBody {
             body = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
+        } catch is NIOTooManyBytesError {
+            // What a chunked body past the limit throws (no Content-Length to refuse up front).
+            throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
         }
         guard isJSON(request.headers[.contentType]) else {
             throw APIError(.unsupportedMediaType, "Content-Type must be application/json (charset utf-8 or none)")
