@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 import HeraldCore
@@ -19,22 +18,17 @@ import FoundationNetworking
     /// the channel with an iOS and an Android device.
     final class Setup: @unchecked Sendable {
         let folder = NSTemporaryDirectory() + "herald-relay-\(UUID().uuidString)"
-        let apnsKey = P256.Signing.PrivateKey()
-        let apns: FakeAPNs
+        let apnsFixture: APNsFixture
+        var apns: FakeAPNs { apnsFixture.fake }
         let fcm: FakeFCM
         var server: ServerProcess
         let subscriber: CLIRunner
         var database: String { folder + "/herald.sqlite" }
 
         init() async throws {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            apns = try FakeAPNs(
-                publicKey: apnsKey.publicKey, keyID: "KEY123", teamID: "TEAM45", topic: "org.example.herald")
+            apnsFixture = try await APNsFixture(folder: folder)
             fcm = try FakeFCM()
-            try await apns.start()
             try await fcm.start()
-            try Data(apnsKey.pemRepresentation.utf8).write(to: URL(fileURLWithPath: folder + "/AuthKey.p8"))
-            try apns.certificate.writeCertificate(to: folder + "/apns-ca.pem")
             try Data(fcm.serviceAccountJSON).write(to: URL(fileURLWithPath: folder + "/service-account.json"))
             server = try ServerProcess(databasePath: folder + "/herald.sqlite", extraArguments: [])
             subscriber = try CLIRunner()
@@ -56,11 +50,8 @@ import FoundationNetworking
         }
 
         var serverArguments: [String] {
-            [
-                "--apns-key-file", folder + "/AuthKey.p8", "--apns-key-id", "KEY123", "--apns-team-id", "TEAM45",
-                "--apns-topic", "org.example.herald", "--apns-host", apns.url, "--apns-sandbox-host", apns.url,
-                "--apns-ca-file", folder + "/apns-ca.pem", "--fcm-service-account", folder + "/service-account.json",
-                "--fcm-endpoint", fcm.url,
+            apnsFixture.serverArguments + [
+                "--fcm-service-account", folder + "/service-account.json", "--fcm-endpoint", fcm.url,
             ]
         }
 
@@ -224,8 +215,7 @@ import FoundationNetworking
         try await setup.server.start()
         #expect(
             try await Self.eventually(30) {
-                let delivered = Set(setup.apns.received.compactMap { $0.json?["sid"]?.stringValue })
-                return Set(sids).isSubset(of: delivered)
+                Set(sids).isSubset(of: Set(setup.apnsFixture.deliveredSids))
             }, "every queued push arrived after the restart")
     }
 }

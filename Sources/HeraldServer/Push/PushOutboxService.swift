@@ -34,22 +34,37 @@ public struct PushOutboxService: Service {
     }
 
     /// One lane's worker, pipelined: up to `batchSize` sends in flight, refilled as they finish, so
-    /// one slow answer never holds up the others. Outcomes are committed in groups, in the background
-    /// (one commit at a time) while sending goes on; a push stays claimed (not fetched again) from the
-    /// moment it is sent until its outcome is committed.
+    /// one slow answer never holds up the others. Outcomes are group-committed in the background, one
+    /// commit at a time: whenever none is running, everything finished since the last one goes, so a
+    /// group is as large as the load makes it and an outcome waits about one commit to be recorded.
+    /// (A fixed group size left a quiet lane's outcomes unrecorded for long, and a crash then sent
+    /// them all again.) A push stays claimed (not fetched again) from the moment it is sent until its
+    /// outcome is committed.
     private func loop(_ platforms: Set<Platform>) async {
-        await withTaskGroup(of: Delivery.self) { group in
+        await withTaskGroup(of: LaneEvent.self) { group in
             var claimed = Set<Int64>()
             var inFlight = 0
             var finished: [Delivery] = []
-            var committing: Task<[Int64], Never>?
-            func commitFinished() async {
-                if let previous = committing { for id in await previous.value { claimed.remove(id) } }
-                committing = nil
-                guard !finished.isEmpty else { return }
+            var committing = false
+            func startCommit() {
+                guard !committing, !finished.isEmpty else { return }
                 let batch = finished
                 finished.removeAll(keepingCapacity: true)
-                committing = Task { await commit(batch) }
+                committing = true
+                // Unstructured inside, so that shutdown's cancellation cannot interrupt the write that
+                // records what was already sent.
+                group.addTask { .committed(await Task { await commit(batch) }.value) }
+            }
+            func handle(_ event: LaneEvent) {
+                switch event {
+                case .delivered(let delivery):
+                    inFlight -= 1
+                    finished.append(delivery)
+                case .committed(let ids):
+                    committing = false
+                    for id in ids { claimed.remove(id) }
+                }
+                startCommit()
             }
             while !Task.isCancelled {
                 if inFlight <= batchSize / 2 {
@@ -59,31 +74,28 @@ public struct PushOutboxService: Service {
                         for push in due.lazy.filter({ !claimed.contains($0.id) }).prefix(batchSize - inFlight) {
                             claimed.insert(push.id)
                             inFlight += 1
-                            group.addTask { await deliver(push) }
+                            group.addTask { .delivered(await deliver(push)) }
                         }
                     } catch {
                         state.logger.error("push outbox: \(error)")
                     }
                 }
-                if inFlight == 0 {
-                    await commitFinished()
-                    await commitFinished()
+                if inFlight == 0 && !committing {
                     await state.pushWakeup.wait(upTo: idlePoll)
                     continue
                 }
-                if let done = await group.next() {
-                    inFlight -= 1
-                    finished.append(done)
-                }
-                if finished.count >= Self.commitGroup { await commitFinished() }
+                if let event = await group.next() { handle(event) }
             }
-            await commitFinished()
-            await commitFinished()
+            // Shutting down: the sends under way finish (or fail) and every outcome is recorded.
+            while let event = await group.next() { handle(event) }
         }
     }
 
-    /// Outcomes committed per transaction in the pipelined worker.
-    static let commitGroup = 64
+    private enum LaneEvent: Sendable {
+        case delivered(Delivery)
+        /// A commit finished; these pushes are released.
+        case committed([Int64])
+    }
 
     /// Records a group of outcomes and returns their ids, to be released. If the write fails they are
     /// released anyway: still queued in the database, they are fetched and sent again (a repeat,
