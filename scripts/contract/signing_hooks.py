@@ -2,12 +2,13 @@
 the signature check (400/401), and the FeedAccess-guarded reads never answer 200, so their
 response schemas would go unchecked.
 
-`map_case` re-signs about two thirds of the schema-valid generated cases with keys this server knows (a channel
-added before the run, subscribers seeded by `seed`), keeping generated values where they fit the
-field (device tokens, platforms, actions, titles, bodies), so the server's validation past the
-signature, its stores and its 200/202 answers are fuzzed too. The rest are sent as generated.
-A share of the signed cases carry one deliberate fault (expired, from the future, another
-audience, another signer, the high-s twin of the signature) so the §2.3 refusals are checked against the document as well.
+`map_case` re-signs about two thirds of the schema-valid generated cases with keys this server
+knows (a channel added before the run, subscribers seeded by `seed`), keeping generated values
+where they fit the field (device tokens, platforms, actions, titles, bodies), so the server's
+validation past the signature, its stores and its 200/202 answers are fuzzed too. The rest are
+sent as generated. A share of the signed cases carry one deliberate fault (expired, from the
+future, another audience, another signer, the high-s twin of the signature) so the §2.3 refusals
+are checked against the document as well.
 
 Every choice comes from a random generator seeded by the generated case, so a run is as
 reproducible as schemathesis' own `--seed`.
@@ -44,6 +45,7 @@ SUBSCRIBERS = [_account(f"subscriber {index}") for index in range(4)]
 OUTSIDER = _account("outsider")  # known to nobody: not a channel, never registered
 SIGNED_SHARE = 2 / 3
 FAULT_SHARE = 1 / 6
+SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 
 def _rng(case):
@@ -52,6 +54,11 @@ def _rng(case):
         sort_keys=True, default=repr,
     )
     return random.Random(zlib.crc32(seed.encode("utf-8", "surrogatepass")))
+
+
+def _fresh_account(rng):
+    """A wallet never seen before, drawn from the case's generator (so the run stays reproducible)."""
+    return Account.from_key((1 + rng.getrandbits(255) % (SECP256K1_ORDER - 1)).to_bytes(32, "big"))
 
 
 def _generated_string(body, *path):
@@ -67,9 +74,6 @@ def _generated_string(body, *path):
 def _pick(rng, generated, choices):
     """The generated value half the time (when there is one), else a valid choice."""
     return generated if generated is not None and rng.random() < 0.5 else rng.choice(choices)
-
-
-SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 
 def _high_s_twin(signature):
@@ -118,7 +122,7 @@ def _sign(rng, case, account, message, primary):
 
 def _device(rng, case):
     message = case.body.get("message") if isinstance(case.body, dict) else None
-    wallet = rng.choice(SUBSCRIBERS + [Account.create()])
+    wallet = rng.choice(SUBSCRIBERS + [_fresh_account(rng)])
     platform = _pick(rng, _generated_string(message, "platform"), ["ios", "android"])
     token = _pick(rng, _generated_string(message, "deviceToken"), ["%064x" % rng.getrandbits(256)])
     action = _pick(rng, _generated_string(message, "action"), ["register", "register", "unregister"])
@@ -129,7 +133,7 @@ def _device(rng, case):
 
 def _subscription(rng, case):
     message = case.body.get("message") if isinstance(case.body, dict) else None
-    subscriber = rng.choice(SUBSCRIBERS + [Account.create()])
+    subscriber = rng.choice(SUBSCRIBERS + [_fresh_account(rng)])
     channel = rng.choice([CHANNEL.address] * 3 + [OUTSIDER.address])
     action = _pick(rng, _generated_string(message, "action"), ["subscribe", "subscribe", "unsubscribe"])
     _sign(rng, case, subscriber, {
