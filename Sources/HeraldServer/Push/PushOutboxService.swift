@@ -35,19 +35,30 @@ public struct PushOutboxService: Service {
 
     /// One lane's worker, pipelined: up to `batchSize` sends in flight, refilled as they finish, so
     /// one slow answer never holds up the others. Outcomes are group-committed in the background, one
-    /// commit at a time: whenever none is running, everything finished since the last one goes, so a
-    /// group is as large as the load makes it and an outcome waits about one commit to be recorded.
-    /// (A fixed group size left a quiet lane's outcomes unrecorded for long, and a crash then sent
-    /// them all again.) A push stays claimed (not fetched again) from the moment it is sent until its
-    /// outcome is committed.
+    /// commit at a time: a group goes once it has `commitGroup` outcomes, when the lane falls idle, or
+    /// when its oldest outcome has waited `commitDelay`, so no outcome waits long to be recorded. (Before
+    /// the time bound, a lane under light load left outcomes unrecorded until it fell idle, and a crash
+    /// sent them all again.) A push stays claimed (not fetched again) from the moment it is sent until
+    /// its outcome is committed.
     private func loop(_ platforms: Set<Platform>) async {
         await withTaskGroup(of: LaneEvent.self) { group in
             var claimed = Set<Int64>()
             var inFlight = 0
             var finished: [Delivery] = []
             var committing = false
-            func startCommit() {
+            var tickPending = false
+            func startCommit(force: Bool = false) {
                 guard !committing, !finished.isEmpty else { return }
+                guard force || finished.count >= Self.commitGroup || inFlight == 0 else {
+                    if !tickPending {
+                        tickPending = true
+                        group.addTask {
+                            try? await Task.sleep(for: Self.commitDelay)
+                            return .tick
+                        }
+                    }
+                    return
+                }
                 let batch = finished
                 finished.removeAll(keepingCapacity: true)
                 committing = true
@@ -63,6 +74,10 @@ public struct PushOutboxService: Service {
                 case .committed(let ids):
                     committing = false
                     for id in ids { claimed.remove(id) }
+                case .tick:
+                    tickPending = false
+                    startCommit(force: true)
+                    return
                 }
                 startCommit()
             }
@@ -95,7 +110,13 @@ public struct PushOutboxService: Service {
         case delivered(Delivery)
         /// A commit finished; these pushes are released.
         case committed([Int64])
+        /// The oldest uncommitted outcome has waited `commitDelay`.
+        case tick
     }
+
+    /// Outcomes per commit under load, and the longest an outcome waits for a group to fill.
+    static let commitGroup = 64
+    static let commitDelay = Duration.milliseconds(25)
 
     /// Records a group of outcomes and returns their ids, to be released. If the write fails they are
     /// released anyway: still queued in the database, they are fetched and sent again (a repeat,
