@@ -54,10 +54,10 @@ import Testing
                 })
             subscribers = Set(try Data.fetchAll(db, sql: "SELECT subscriber FROM subscriptions").map { Hex.encode($0) })
             sids = Set(try Int64.fetchAll(db, sql: "SELECT sid FROM feed_items").map(String.init))
-            outbox = try Int64.fetchAll(db, sql: "SELECT sid FROM push_outbox WHERE sid IS NOT NULL").map(String.init)
-            unsent = try Int64.fetchAll(
-                db, sql: "SELECT sid FROM push_outbox WHERE sid IS NOT NULL AND status <> 'sent'"
-            ).map(String.init)
+            let pushes = try Row.fetchAll(db, sql: "SELECT sid, status FROM push_outbox WHERE sid IS NOT NULL")
+                .map { row -> (sid: String, status: String) in (String(row["sid"] as Int64), row["status"]) }
+            outbox = pushes.map(\.sid)
+            unsent = pushes.filter { $0.status != "sent" }.map(\.sid)
         }
     }
 
@@ -194,21 +194,20 @@ import Testing
         let queue = try DatabaseQueue(path: database)
         defer { try? queue.close() }
         let stored = try await queue.read { db in try Stored(db) }
-        let (bindings, subscribers, sids, outbox, unsent) = (
-            stored.bindings, stored.subscribers, stored.sids, stored.outbox, stored.unsent
-        )
         let acked = await (ledger.bindings, ledger.subscriptions, ledger.sids, ledger.pushes)
         // The queued pushes of acknowledged items, exactly as many as the 202s counted: none lost, none doubled.
-        let queuedForAcked = outbox.filter { ackedSids.contains($0) }.count
+        let queuedForAcked = stored.outbox.filter { ackedSids.contains($0) }.count
         let deliveries = apns.deliveredSids.filter { ackedSids.contains($0) }
         print(
-            "crash-safety: \(killedMidLoad) kills mid-load; acknowledged \(acked.0.count) bindings, \(acked.1.count) subscriptions, \(acked.2.count) items, \(acked.3) pushes; stored \(bindings.count), \(subscribers.count), \(sids.count), \(outbox.count) (\(queuedForAcked) of acknowledged items); APNs received \(deliveries.count) pushes of them (\(deliveries.count - Set(deliveries).count) sent again after a kill cut off the record of their acceptance)"
+            "crash-safety: \(killedMidLoad) kills mid-load; acknowledged \(acked.0.count) bindings, \(acked.1.count) subscriptions, \(acked.2.count) items, \(acked.3) pushes; stored \(stored.bindings.count), \(stored.subscribers.count), \(stored.sids.count), \(stored.outbox.count) (\(queuedForAcked) of acknowledged items); APNs received \(deliveries.count) pushes of them (\(deliveries.count - Set(deliveries).count) sent again after a kill cut off the record of their acceptance)"
         )
         #expect(acked.0.count > 100 && acked.2.count > 20, "enough was acknowledged to mean something")
-        #expect(acked.0.filter { !bindings.contains(Hex.encode($0.0.bytes) + ":" + $0.1) }.isEmpty, "bindings lost")
-        #expect(acked.1.filter { !subscribers.contains(Hex.encode($0.bytes)) }.isEmpty, "subscriptions lost")
-        #expect(acked.2.filter { !sids.contains($0) }.isEmpty, "feed items lost")
-        #expect(unsent.filter { ackedSids.contains($0) }.isEmpty, "pushes of acknowledged items not recorded sent")
+        #expect(
+            acked.0.filter { !stored.bindings.contains(Hex.encode($0.0.bytes) + ":" + $0.1) }.isEmpty, "bindings lost")
+        #expect(acked.1.filter { !stored.subscribers.contains(Hex.encode($0.bytes)) }.isEmpty, "subscriptions lost")
+        #expect(acked.2.filter { !stored.sids.contains($0) }.isEmpty, "feed items lost")
+        #expect(
+            stored.unsent.filter { ackedSids.contains($0) }.isEmpty, "pushes of acknowledged items not recorded sent")
         #expect(
             queuedForAcked == acked.3,
             "\(queuedForAcked) pushes in the outbox for acknowledged items, \(acked.3) acknowledged")

@@ -147,10 +147,10 @@ def _secret_hex(rng):
     return "%0*x" % (2 * 97, rng.getrandbits(8 * 97))
 
 
-def payload_for(rng, generated_text):
-    """A §4.1 payload of a random type, with generated text in its fields some of the time."""
+def payload_for(rng, generated_text, kind=None):
+    """A §4.1 payload of `kind` (else a random type), with generated text in its fields when given."""
     text = generated_text if generated_text is not None else "Trade accepted"
-    kind = rng.choice(["1", "2", "3", "4"])
+    kind = kind or rng.choice(["1", "2", "3", "4"])
     recipients = rng.sample(SUBSCRIBERS, rng.randint(1, len(SUBSCRIBERS)))
     data = {"type": kind, "asub": text[:80], "amsg": text, "acta": "", "aimg": ""}
     payload = {"notification": {"title": text[:80], "body": text[:200]}, "data": data}
@@ -255,19 +255,11 @@ def seed(url):
         _post(url, "/v1/subscriptions", envelope(account, subscription, "eip712", primary="Subscription"))
     sent = 0
     for kind in ["1", "2", "3", "4"]:
-        payload = payload_for_kind(rng, kind)
+        payload = payload_for(rng, f"Seeded type {kind}", kind)
         message = dict(times, channel=CHANNEL.address, payload=json.dumps(payload), nonce=rng.getrandbits(128))
         if _post(url, "/v1/notifications", envelope(CHANNEL, message, "eip712", primary="Notification")) == 202:
             sent += 1
     print(f"contract seed: {len(SUBSCRIBERS)} subscribers registered and subscribed, {sent} items sent", file=sys.stderr)
-
-
-def payload_for_kind(rng, kind):
-    """`payload_for` drawn until it is of the type wanted."""
-    while True:
-        payload = payload_for(rng, f"Seeded type {kind}")
-        if payload["data"]["type"] == kind:
-            return payload
 
 
 METRIC = re.compile(r'^herald_http_requests_total\{(?P<labels>.*)\} (?P<count>[0-9.]+)$')

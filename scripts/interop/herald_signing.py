@@ -14,48 +14,27 @@ from eth_utils import to_checksum_address
 
 CHAIN_ID = 1
 
-# PROTOCOL.md §2.1.
+# PROTOCOL.md §2.1, written as the EIP-712 type strings the specification gives.
 DOMAIN = {"name": "Herald", "version": "1", "chainId": CHAIN_ID}
-EIP712_TYPES = {
-    "EIP712Domain": [
-        {"name": "name", "type": "string"},
-        {"name": "version", "type": "string"},
-        {"name": "chainId", "type": "uint256"},
-    ],
-    "DeviceBinding": [
-        {"name": "action", "type": "string"},
-        {"name": "wallet", "type": "address"},
-        {"name": "platform", "type": "string"},
-        {"name": "deviceToken", "type": "string"},
-        {"name": "audience", "type": "string"},
-        {"name": "nonce", "type": "uint256"},
-        {"name": "issuedAt", "type": "uint256"},
-        {"name": "expiresAt", "type": "uint256"},
-    ],
-    "Subscription": [
-        {"name": "action", "type": "string"},
-        {"name": "channel", "type": "address"},
-        {"name": "subscriber", "type": "address"},
-        {"name": "audience", "type": "string"},
-        {"name": "nonce", "type": "uint256"},
-        {"name": "issuedAt", "type": "uint256"},
-        {"name": "expiresAt", "type": "uint256"},
-    ],
-    "Notification": [
-        {"name": "channel", "type": "address"},
-        {"name": "payload", "type": "string"},
-        {"name": "audience", "type": "string"},
-        {"name": "nonce", "type": "uint256"},
-        {"name": "issuedAt", "type": "uint256"},
-        {"name": "expiresAt", "type": "uint256"},
-    ],
-    "FeedAccess": [
-        {"name": "wallet", "type": "address"},
-        {"name": "audience", "type": "string"},
-        {"name": "issuedAt", "type": "uint256"},
-        {"name": "expiresAt", "type": "uint256"},
-    ],
-}
+TYPE_STRINGS = [
+    "EIP712Domain(string name,string version,uint256 chainId)",
+    "DeviceBinding(string action,address wallet,string platform,string deviceToken,string audience,"
+    "uint256 nonce,uint256 issuedAt,uint256 expiresAt)",
+    "Subscription(string action,address channel,address subscriber,string audience,uint256 nonce,"
+    "uint256 issuedAt,uint256 expiresAt)",
+    "Notification(address channel,string payload,string audience,uint256 nonce,uint256 issuedAt,"
+    "uint256 expiresAt)",
+    "FeedAccess(address wallet,string audience,uint256 issuedAt,uint256 expiresAt)",
+]
+
+
+def _fields(type_string):
+    """`Name(type field,…)` → (Name, [{"name": field, "type": type}, …]), eth-account's form."""
+    name, members = type_string.rstrip(")").split("(")
+    return name, [dict(zip(("type", "name"), member.split(" "))) for member in members.split(",")]
+
+
+EIP712_TYPES = dict(_fields(text) for text in TYPE_STRINGS)
 
 
 def window():

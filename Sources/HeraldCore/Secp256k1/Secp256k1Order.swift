@@ -1,7 +1,7 @@
 /// Constants of the secp256k1 group order n, big-endian, for range checks done without C.
-enum Secp256k1Order {
-    /// n
-    static let n: [UInt8] = [
+public enum Secp256k1Order {
+    /// n (public for tests that forge the high-s twin of a signature)
+    public static let n: [UInt8] = [
         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
         0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b,

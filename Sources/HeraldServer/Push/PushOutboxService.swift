@@ -67,6 +67,7 @@ public struct PushOutboxService: Service {
                 group.addTask { .committed(await Task { await commit(batch) }.value) }
             }
             func handle(_ event: LaneEvent) {
+                var dueByTime = false
                 switch event {
                 case .delivered(let delivery):
                     inFlight -= 1
@@ -76,10 +77,9 @@ public struct PushOutboxService: Service {
                     for id in ids { claimed.remove(id) }
                 case .tick:
                     tickPending = false
-                    startCommit(force: true)
-                    return
+                    dueByTime = true
                 }
-                startCommit()
+                startCommit(force: dueByTime)
             }
             while !Task.isCancelled {
                 if inFlight <= batchSize / 2 {
