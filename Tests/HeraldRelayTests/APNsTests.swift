@@ -12,12 +12,13 @@ import Testing
     static let key = P256.Signing.PrivateKey()
 
     func provider(
-        _ transport: ScriptedTransport, clock: ManualClock = ManualClock(1_763_769_600), mode: PushContent.Mode = .full
+        _ transport: ScriptedTransport, clock: ManualClock = ManualClock(1_763_769_600), mode: PushContent.Mode = .full,
+        sandboxHost: String = "https://sandbox.test/"
     ) -> (APNsProvider, APNsTokenAuthority) {
         let tokens = APNsTokenAuthority(key: Self.key, keyID: "KEY123", teamID: "TEAM45", clock: clock.read)
         let provider = APNsProvider(
             transport: transport, tokens: tokens, topic: "org.example.herald", productionHost: "https://prod.test",
-            sandboxHost: "https://sandbox.test/", mode: mode, maxAgeSeconds: 3600, logger: Logger(label: "test"))
+            sandboxHost: sandboxHost, mode: mode, maxAgeSeconds: 3600, logger: Logger(label: "test"))
         return (provider, tokens)
     }
 
@@ -131,6 +132,23 @@ import Testing
         guard case .retryable = await provider(down).0.deliver(F.push()) else {
             Issue.record("a network error is retried")
             return
+        }
+    }
+
+    /// A test set-up often points both hosts at one fake; §4.3's dead-token list must prune there exactly as
+    /// it does against Apple, for both platforms.
+    @Test(arguments: [Platform.ios, .iosSandbox])
+    func deadTokenAnswersPruneAlikeWhenBothHostsAreOne(_ platform: Platform) async {
+        let dead = [
+            (410, "Unregistered"), (410, "ExpiredToken"), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"),
+        ]
+        for (status, reason) in dead {
+            let body = Array(#"{"reason":"\#(reason)"}"#.utf8)
+            let transport = ScriptedTransport { _ in PushHTTPResponse(status: status, headers: [], body: body) }
+            let (alike, _) = provider(transport, sandboxHost: "https://prod.test")
+            #expect(
+                await alike.deliver(F.push(platform: platform)) == .deadToken(reason: "APNs \(status) \(reason)"))
+            #expect(transport.requests.first?.url == "https://prod.test/3/device/\(F.iosToken)")
         }
     }
 

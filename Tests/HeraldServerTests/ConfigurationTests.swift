@@ -1,11 +1,31 @@
+import Foundation
 import HeraldCore
 import HeraldServer
 import Logging
 import Testing
 
 @Suite struct ConfigurationTests {
-    @Test func defaultsMatchTheCLIDocument() throws {
-        let configuration = try ConfigurationLoader.load(flags: [:], environment: [:], file: [:])
+    /// Writes `text` to a config file named `name` in a fresh folder and returns its path.
+    static func configFile(_ text: String, name: String = "herald.yaml") throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-config-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// The error `load` throws, or "" when it loads.
+    static func failure(
+        _ arguments: [String] = [], environment: [String: String] = [:], file: String? = nil
+    ) async -> String {
+        do {
+            _ = try await ConfigurationLoader.load(arguments: arguments, environment: environment, configFile: file)
+            return ""
+        } catch { return error.description }
+    }
+
+    @Test func defaultsMatchTheCLIDocument() async throws {
+        let configuration = try await ConfigurationLoader.load()
         #expect(configuration.host == "127.0.0.1")
         #expect(configuration.port == 8080)
         #expect(configuration.databasePath == "./herald-data/herald.sqlite")
@@ -16,65 +36,108 @@ import Testing
         #expect(configuration.bodyLimit == 65_536 && configuration.maxBindingsPerWallet == 20)
         #expect(configuration.bindingExpiryDays == 270)
         #expect(configuration.logLevel == .info && configuration.logFormat == .text)
+        #expect(configuration == ServerConfiguration())
     }
 
-    @Test func flagBeatsEnvironmentBeatsFileBeatsDefault() throws {
-        let file = try ConfigurationLoader.parseFile(
+    @Test func flagBeatsEnvironmentBeatsFileBeatsDefault() async throws {
+        let file = try Self.configFile(
             """
             # Herald
-            port = 9000
-            host = "0.0.0.0"
-            maxBindingsPerWallet = 7
-            trustedProxies = ["10.0.0.0/8", "::1"]
-
-            [log]
-            level = 'debug'
-            format = "json"  # for the shipper
+            port: 9000
+            host: "0.0.0.0"
+            maxBindingsPerWallet: 7
+            rateLimit: 12.5
+            trustedProxies: ["10.0.0.0/8", "::1"]
+            log:
+              level: debug
+              format: json  # for the shipper
+            push.setupConfirmation: false
             """)
-        let configuration = try ConfigurationLoader.load(
-            flags: ["port": "7000"],
-            environment: ["HERALD_PORT": "8000", "HERALD_HOST": "::1", "HERALD_CHAIN_ID": "137"],
-            file: file)
+        let configuration = try await ConfigurationLoader.load(
+            arguments: ["--port", "7000", "--max-validity=90"],
+            environment: ["HERALD_PORT": "8000", "HERALD_HOST": "::1", "HERALD_CHAIN_ID": "137", "UNRELATED": "x"],
+            configFile: file)
         #expect(configuration.port == 7000)
+        #expect(configuration.maxValiditySeconds == 90)
         #expect(configuration.host == "::1")
         #expect(configuration.effectiveAudience == "http://[::1]:7000")
         #expect(configuration.chainId == UInt256(137))
         #expect(configuration.maxBindingsPerWallet == 7)
+        #expect(configuration.rateLimit == 12.5)
         #expect(configuration.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1/128"])
         #expect(configuration.logLevel == .debug && configuration.logFormat == .json)
+        #expect(configuration.setupConfirmation == false)
     }
 
-    @Test func jsonFilesUseTheSameKeys() throws {
-        let file = try ConfigurationLoader.parseFile(
-            #"{"port": 9100, "audience": "https://push.example.org", "log": {"level": "warning"}, "trustedProxies": ["127.0.0.1"]}"#
-        )
-        let configuration = try ConfigurationLoader.load(flags: [:], environment: [:], file: file)
+    @Test func jsonFilesUseTheSameKeys() async throws {
+        let file = try Self.configFile(
+            #"{"port": 9100, "audience": "https://push.example.org", "log": {"level": "warning"}, "trustedProxies": ["127.0.0.1"]}"#,
+            name: "herald.json")
+        let configuration = try await ConfigurationLoader.load(configFile: file)
         #expect(configuration.port == 9100)
         #expect(configuration.effectiveAudience == "https://push.example.org")
         #expect(configuration.logLevel == .warning)
+        #expect(configuration.trustedProxies.map(\.description) == ["127.0.0.1/32"])
+    }
+
+    @Test func listsComeCommaSeparatedFromFlagsAndTheEnvironmentAndFlagsMayRepeat() async throws {
+        let fromEnvironment = try await ConfigurationLoader.load(
+            environment: ["HERALD_TRUSTED_PROXY": "10.0.0.0/8, 192.168.0.1"])
+        #expect(fromEnvironment.trustedProxies.map(\.description) == ["10.0.0.0/8", "192.168.0.1/32"])
+        let fromFlags = try await ConfigurationLoader.load(
+            arguments: ["--trusted-proxy", "10.0.0.0/8", "--trusted-proxy=::1"])
+        #expect(fromFlags.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1/128"])
     }
 
     @Test(arguments: [
-        (["port": "70000"], "--port"), (["chain-id": "0"], "--chain-id"), (["rate-limit": "-1"], "--rate-limit"),
-        (["trusted-proxy": "10.0.0.0/33"], "--trusted-proxy"), (["log-format": "xml"], "--log-format"),
-        (["database": "postgres://db/herald"], "--database"), (["max-bindings": "0"], "--max-bindings"),
+        (["--port", "70000"], "--port: must be an integer in 0…65535"),
+        (["--port", "eighty"], "--port: must be an integer in 0…65535"),
+        (["--chain-id", "0"], "--chain-id: must be a positive decimal integer"),
+        (["--rate-limit", "-1"], "--rate-limit: must be a number"),
+        (["--trusted-proxy", "10.0.0.0/33"], "--trusted-proxy: \"10.0.0.0/33\" is not an address or CIDR"),
+        (["--log-format", "xml"], "--log-format: must be text or json"),
+        (["--database", "postgres://db/herald"], "--database: PostgreSQL is not supported yet"),
+        (["--max-bindings", "0"], "--max-bindings: must be an integer in 1…10000"),
+        (["--setup-confirmation", "maybe"], "--setup-confirmation: must be true or false"),
     ])
-    func badValuesNameTheirSource(_ flags: [String: String], _ source: String) {
-        #expect {
-            try ConfigurationLoader.load(flags: flags, environment: [:], file: [:])
-        } throws: { error in
-            (error as? ConfigurationError)?.description.hasPrefix(source) == true
-        }
+    func badFlagsNameTheirSource(_ arguments: [String], _ message: String) async {
+        #expect(await Self.failure(arguments).hasPrefix(message))
     }
 
-    @Test func unknownFileKeysAndBrokenFilesAreErrors() {
-        #expect(throws: ConfigurationError.self) {
-            try ConfigurationLoader.load(flags: [:], environment: [:], file: ["prot": "1"])
-        }
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parseFile("port 8080") }
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parseFile("host = \"unterminated") }
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parseFile("port = 1\nport = 2") }
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parseFile("{\"port\": null}") }
+    @Test func badEnvironmentAndFileValuesNameTheirSource() async throws {
+        #expect(await Self.failure(environment: ["HERALD_PORT": "x"]) == "HERALD_PORT: must be an integer in 0…65535")
+        #expect(
+            await Self.failure(environment: ["HERALD_LOG_LEVEL": "loud"]).hasPrefix("HERALD_LOG_LEVEL: must be one"))
+        let file = try Self.configFile("push:\n  attempts: 500\n")
+        #expect(await Self.failure(file: file) == "push.attempts in herald.yaml: must be an integer in 1…100")
+        let words = try Self.configFile("port: many\n")
+        #expect(await Self.failure(file: words) == "port in herald.yaml: must be an integer in 0…65535")
+        // A good flag hides a bad environment value: the source that wins is the one checked.
+        #expect(await Self.failure(["--port", "1"], environment: ["HERALD_PORT": "x"]) == "")
+    }
+
+    @Test func unknownKeysBrokenFilesAndTomlAreRefused() async throws {
+        #expect(await Self.failure(file: try Self.configFile("prot: 1\n")) == "unknown key \"prot\" in herald.yaml")
+        #expect(
+            await Self.failure(file: try Self.configFile("log:\n  levle: debug\n"))
+                == "unknown key \"log.levle\" in herald.yaml")
+        #expect(await Self.failure(file: try Self.configFile("port: [1\n")).hasPrefix("herald.yaml: not valid YAML"))
+        #expect(await Self.failure(file: try Self.configFile("- port\n")).contains("top level must be a mapping"))
+        #expect(await Self.failure(file: try Self.configFile("port:\n")) == "port in herald.yaml: has no value")
+        #expect(
+            await Self.failure(file: try Self.configFile("port: 1\nlog:\n  level: info\nlog.level: debug\n"))
+                == "log.level in herald.yaml: given twice")
+        let toml = try Self.configFile("port = 8080\n", name: "herald.toml")
+        #expect(await Self.failure(file: toml).contains("TOML configuration files are no longer read"))
+        #expect(
+            await Self.failure(file: "/nonexistent/herald.yaml") == "cannot read config file /nonexistent/herald.yaml")
+    }
+
+    @Test func unknownFlagsAndMissingValuesAreErrors() async {
+        #expect(await Self.failure(["--prot", "1"]) == "unknown option --prot (see herald serve --help)")
+        #expect(await Self.failure(["--port"]) == "--port needs a value")
+        #expect(await Self.failure(["--port", "1", "--port", "2"]) == "--port given twice")
+        #expect(await Self.failure(["8080"]).hasPrefix("unexpected argument \"8080\""))
     }
 
     @Test func cidrMatching() throws {
@@ -86,14 +149,22 @@ import Testing
         #expect(CIDR("not-an-ip") == nil)
     }
 
-    @Test func pushSettingsLoadAndIncompleteProvidersAreNamed() throws {
-        let file = [
-            "apns.keyFile": "/etc/herald/AuthKey.p8", "apns.keyId": "ABC123", "apns.teamId": "TEAM",
-            "apns.topic": "org.x",
-            "apns.host": "https://127.0.0.1:9443", "fcm.serviceAccountFile": "/etc/herald/sa.json",
-            "push.content": "none", "push.setupConfirmation": "false",
-        ]
-        let loaded = try ConfigurationLoader.load(flags: [:], environment: [:], file: file)
+    @Test func pushSettingsLoadAndIncompleteProvidersAreNamed() async throws {
+        let file = try Self.configFile(
+            """
+            apns:
+              keyFile: /etc/herald/AuthKey.p8
+              keyId: ABC123
+              teamId: TEAM
+              topic: org.x
+              host: https://127.0.0.1:9443
+            fcm:
+              serviceAccountFile: /etc/herald/sa.json
+            push:
+              content: none
+              setupConfirmation: false
+            """)
+        let loaded = try await ConfigurationLoader.load(configFile: file)
         #expect(loaded.apns.keyFile == "/etc/herald/AuthKey.p8" && loaded.apns.topic == "org.x")
         #expect(loaded.apns.host == "https://127.0.0.1:9443")
         #expect(loaded.apns.sandboxHost == "https://api.development.push.apple.com")
@@ -102,21 +173,18 @@ import Testing
                 && loaded.fcm.endpoint == "https://fcm.googleapis.com")
         #expect(loaded.pushContent == .none && loaded.setupConfirmation == false)
 
-        func failure(_ flags: [String: String]) -> String {
-            do {
-                _ = try ConfigurationLoader.load(flags: flags, environment: [:], file: [:])
-                return ""
-            } catch { return error.description }
-        }
         #expect(
-            failure(["apns-key-file": "k.p8"])
+            await Self.failure(["--apns-key-file", "k.p8"])
                 == "APNs settings are incomplete: missing --apns-key-id, --apns-team-id, --apns-topic")
         #expect(
-            failure(["apns-key-file": "k.p8", "apns-key-id": "A", "apns-team-id": "T"]).hasSuffix(
+            await Self.failure(["--apns-key-file", "k.p8", "--apns-key-id", "A", "--apns-team-id", "T"]).hasSuffix(
                 "missing --apns-topic"))
-        #expect(failure(["apns-topic": "org.x"]) == "APNs settings are incomplete: missing --apns-key-file")
-        #expect(failure(["fcm-project-id": "p"]) == "FCM settings are incomplete: missing --fcm-service-account")
-        #expect(failure(["push-content": "some"]).contains("must be full or none"))
-        #expect(failure(["apns-host": "ftp://x"]).contains("must be an http(s) URL"))
+        #expect(
+            await Self.failure(["--apns-topic", "org.x"]) == "APNs settings are incomplete: missing --apns-key-file")
+        #expect(
+            await Self.failure(["--fcm-project-id", "p"])
+                == "FCM settings are incomplete: missing --fcm-service-account")
+        #expect(await Self.failure(["--push-content", "some"]).contains("must be full or none"))
+        #expect(await Self.failure(["--apns-host", "ftp://x"]).contains("must be an http(s) URL"))
     }
 }

@@ -78,11 +78,6 @@ public struct APNsProvider: PushProvider {
         case 200:
             return .sent
         case let status where Self.deadReasons[status]?.contains(reason) == true:
-            // A production token sent to the sandbox host (hosts configured alike) says BadDeviceToken
-            // too: report it, do not delete a binding that may be fine.
-            if push.platform == .ios && productionHost == sandboxHost && reason == "BadDeviceToken" {
-                return .failed(reason: described + " (the ios host is the sandbox host: not pruned)")
-            }
             return .deadToken(reason: described)
         case 429, 500...599:
             return .retryable(reason: described, retryAfter: response.retryAfter)

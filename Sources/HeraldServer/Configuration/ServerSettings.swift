@@ -1,0 +1,175 @@
+import HeraldCore
+import HeraldRelay
+import Logging
+
+/// Every setting of `herald serve`, in CLI.md's order: the one place each is spelled (file key, flag,
+/// environment variable) and checked. The README's table documents them.
+enum ServerSettings {
+    static let all: [Setting] = general + limits + push + apns + fcm + log
+
+    private static let general: [Setting] = [
+        Setting("host", flag: "host", environment: "HERALD_HOST") { config, lookup throws(ConfigurationError) in
+            if let host = try lookup.text() { config.host = host }
+        },
+        Setting("port", flag: "port", environment: "HERALD_PORT") { config, lookup throws(ConfigurationError) in
+            if let port = try lookup.integer(in: 0...65535) { config.port = port }
+        },
+        Setting("database", flag: "database", environment: "HERALD_DATABASE") {
+            config, lookup throws(ConfigurationError) in
+            guard let database = try lookup.text() else { return }
+            if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+                throw lookup.invalid("PostgreSQL is not supported yet; use a SQLite file path")
+            }
+            config.databasePath = database
+        },
+        Setting("audience", flag: "audience", environment: "HERALD_AUDIENCE") {
+            config, lookup throws(ConfigurationError) in
+            if let audience = try lookup.text() { config.audience = audience }
+        },
+        Setting("chainId", flag: "chain-id", environment: "HERALD_CHAIN_ID") {
+            config, lookup throws(ConfigurationError) in
+            let chain = try lookup.parsed("must be a positive decimal integer") {
+                UInt256(decimal: $0, canonical: true).flatMap { $0 == .zero ? nil : $0 }
+            }
+            if let chain { config.chainId = chain }
+        },
+        Setting("maxValiditySeconds", flag: "max-validity", environment: "HERALD_MAX_VALIDITY") {
+            config, lookup throws(ConfigurationError) in
+            if let seconds = try lookup.integer(in: 1...86_400) { config.maxValiditySeconds = Int64(seconds) }
+        },
+        Setting("clockSkewSeconds", flag: "clock-skew", environment: "HERALD_CLOCK_SKEW") {
+            config, lookup throws(ConfigurationError) in
+            if let seconds = try lookup.integer(in: 0...3600) { config.clockSkewSeconds = Int64(seconds) }
+        },
+    ]
+
+    private static let limits: [Setting] = [
+        Setting("rateLimit", flag: "rate-limit", environment: "HERALD_RATE_LIMIT") {
+            config, lookup throws(ConfigurationError) in
+            let rate = try lookup.number("must be a number of requests per second, 0 to turn limiting off") {
+                $0 >= 0 && $0 <= 1_000_000
+            }
+            if let rate { config.rateLimit = rate }
+        },
+        Setting("rateBurst", flag: "rate-burst", environment: "HERALD_RATE_BURST") {
+            config, lookup throws(ConfigurationError) in
+            if let burst = try lookup.integer(in: 1...10_000_000) { config.rateBurst = burst }
+        },
+        Setting("trustedProxies", flag: "trusted-proxy", environment: "HERALD_TRUSTED_PROXY", isList: true) {
+            config, lookup throws(ConfigurationError) in
+            guard let parts = try lookup.list("must be a list of addresses or CIDRs") else { return }
+            var networks: [CIDR] = []
+            for part in parts {
+                guard let network = CIDR(part) else { throw lookup.invalid("\"\(part)\" is not an address or CIDR") }
+                networks.append(network)
+            }
+            config.trustedProxies = networks
+        },
+        Setting("bodyLimit", flag: "body-limit", environment: "HERALD_BODY_LIMIT") {
+            config, lookup throws(ConfigurationError) in
+            if let limit = try lookup.integer(in: 1024...(16 << 20)) { config.bodyLimit = limit }
+        },
+        Setting("requestTimeoutSeconds", flag: "request-timeout", environment: "HERALD_REQUEST_TIMEOUT") {
+            config, lookup throws(ConfigurationError) in
+            if let seconds = try lookup.integer(in: 1...3600) { config.requestTimeoutSeconds = seconds }
+        },
+        Setting("maxConnections", flag: "max-connections", environment: "HERALD_MAX_CONNECTIONS") {
+            config, lookup throws(ConfigurationError) in
+            if let count = try lookup.integer(in: 1...1_000_000) { config.maxConnections = count }
+        },
+        Setting("maxBindingsPerWallet", flag: "max-bindings", environment: "HERALD_MAX_BINDINGS") {
+            config, lookup throws(ConfigurationError) in
+            if let count = try lookup.integer(in: 1...10_000) { config.maxBindingsPerWallet = count }
+        },
+        Setting("bindingExpiryDays", flag: "binding-expiry-days", environment: "HERALD_BINDING_EXPIRY_DAYS") {
+            config, lookup throws(ConfigurationError) in
+            if let days = try lookup.integer(in: 1...36_500) { config.bindingExpiryDays = days }
+        },
+    ]
+
+    private static let push: [Setting] = [
+        Setting("push.attempts", flag: "push-attempts", environment: "HERALD_PUSH_ATTEMPTS") {
+            config, lookup throws(ConfigurationError) in
+            if let attempts = try lookup.integer(in: 1...100) { config.pushAttempts = attempts }
+        },
+        Setting("push.maxAgeSeconds", flag: "push-max-age", environment: "HERALD_PUSH_MAX_AGE") {
+            config, lookup throws(ConfigurationError) in
+            if let seconds = try lookup.integer(in: 60...(30 * 86_400)) { config.pushMaxAgeSeconds = Int64(seconds) }
+        },
+        Setting("push.concurrency", flag: "push-concurrency", environment: "HERALD_PUSH_CONCURRENCY") {
+            config, lookup throws(ConfigurationError) in
+            if let count = try lookup.integer(in: 1...10_000) { config.pushConcurrency = count }
+        },
+        Setting("push.content", flag: "push-content", environment: "HERALD_PUSH_CONTENT") {
+            config, lookup throws(ConfigurationError) in
+            if let mode = try lookup.parsed("must be full or none", PushContent.Mode.init(rawValue:)) {
+                config.pushContent = mode
+            }
+        },
+        Setting("push.setupConfirmation", flag: "setup-confirmation", environment: "HERALD_SETUP_CONFIRMATION") {
+            config, lookup throws(ConfigurationError) in
+            if let enabled = try lookup.boolean() { config.setupConfirmation = enabled }
+        },
+    ]
+
+    private static let apns: [Setting] = [
+        Setting("apns.keyFile", flag: "apns-key-file", environment: "HERALD_APNS_KEY_FILE") {
+            config, lookup throws(ConfigurationError) in config.apns.keyFile = try lookup.text() ?? config.apns.keyFile
+        },
+        Setting("apns.keyId", flag: "apns-key-id", environment: "HERALD_APNS_KEY_ID") {
+            config, lookup throws(ConfigurationError) in config.apns.keyID = try lookup.text() ?? config.apns.keyID
+        },
+        Setting("apns.teamId", flag: "apns-team-id", environment: "HERALD_APNS_TEAM_ID") {
+            config, lookup throws(ConfigurationError) in config.apns.teamID = try lookup.text() ?? config.apns.teamID
+        },
+        Setting("apns.topic", flag: "apns-topic", environment: "HERALD_APNS_TOPIC") {
+            config, lookup throws(ConfigurationError) in config.apns.topic = try lookup.text() ?? config.apns.topic
+        },
+        Setting("apns.host", flag: "apns-host", environment: "HERALD_APNS_HOST") {
+            config, lookup throws(ConfigurationError) in config.apns.host = try lookup.url() ?? config.apns.host
+        },
+        Setting("apns.sandboxHost", flag: "apns-sandbox-host", environment: "HERALD_APNS_SANDBOX_HOST") {
+            config, lookup throws(ConfigurationError) in
+            config.apns.sandboxHost = try lookup.url() ?? config.apns.sandboxHost
+        },
+        Setting("apns.caFile", flag: "apns-ca-file", environment: "HERALD_APNS_CA_FILE") {
+            config, lookup throws(ConfigurationError) in config.apns.caFile = try lookup.text() ?? config.apns.caFile
+        },
+    ]
+
+    private static let fcm: [Setting] = [
+        Setting("fcm.serviceAccountFile", flag: "fcm-service-account", environment: "HERALD_FCM_SERVICE_ACCOUNT") {
+            config, lookup throws(ConfigurationError) in
+            config.fcm.serviceAccountFile = try lookup.text() ?? config.fcm.serviceAccountFile
+        },
+        Setting("fcm.projectId", flag: "fcm-project-id", environment: "HERALD_FCM_PROJECT_ID") {
+            config, lookup throws(ConfigurationError) in
+            config.fcm.projectID = try lookup.text() ?? config.fcm.projectID
+        },
+        Setting("fcm.endpoint", flag: "fcm-endpoint", environment: "HERALD_FCM_ENDPOINT") {
+            config, lookup throws(ConfigurationError) in config.fcm.endpoint = try lookup.url() ?? config.fcm.endpoint
+        },
+        Setting("fcm.tokenUri", flag: "fcm-token-uri", environment: "HERALD_FCM_TOKEN_URI") {
+            config, lookup throws(ConfigurationError) in config.fcm.tokenURI = try lookup.url() ?? config.fcm.tokenURI
+        },
+        Setting("fcm.caFile", flag: "fcm-ca-file", environment: "HERALD_FCM_CA_FILE") {
+            config, lookup throws(ConfigurationError) in config.fcm.caFile = try lookup.text() ?? config.fcm.caFile
+        },
+    ]
+
+    private static let log: [Setting] = [
+        Setting("log.level", flag: "log-level", environment: "HERALD_LOG_LEVEL") {
+            config, lookup throws(ConfigurationError) in
+            let level = try lookup.parsed("must be one of trace, debug, info, notice, warning, error, critical") {
+                Logger.Level(rawValue: $0.lowercased())
+            }
+            if let level { config.logLevel = level }
+        },
+        Setting("log.format", flag: "log-format", environment: "HERALD_LOG_FORMAT") {
+            config, lookup throws(ConfigurationError) in
+            if let format = try lookup.parsed("must be text or json", ServerConfiguration.LogFormat.init(rawValue:)) {
+                config.logFormat = format
+            }
+        },
+    ]
+}
