@@ -26,11 +26,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "setting up schemathesis in a temporary venv…" >&2
-python3 -m venv "$work/venv"
-# Pinned: a new release may generate differently; raise it on purpose.
-"$work/venv/bin/pip" install -q --disable-pip-version-check "schemathesis==4.32.5" eth-account >&2
-python="$work/venv/bin/python"
+# HERALD_VENV: a venv scripts/python-env.sh prepared (make test does, beside the build); else a throwaway one.
+venv="${HERALD_VENV:-}"
+if [[ -z "$venv" ]]; then
+    echo "setting up schemathesis in a temporary venv…" >&2
+    venv="$work/venv"
+    "$root/scripts/python-env.sh" "$venv" >&2
+fi
+python="$venv/bin/python"
 hooks_dir="$root/scripts/contract"
 audience="herald-contract"
 
@@ -61,7 +64,7 @@ export HERALD_CONTRACT_AUDIENCE="$audience"
 # AST error of its lambda descriptions), which would fail the stage for no fault of the server.
 cd "$work"
 status=0
-SCHEMATHESIS_HOOKS=signing_hooks PYTHONPATH="$hooks_dir" "$work/venv/bin/schemathesis" run "$root/Schemas/openapi.yaml" --url "$url" \
+SCHEMATHESIS_HOOKS=signing_hooks PYTHONPATH="$hooks_dir" "$venv/bin/schemathesis" run "$root/Schemas/openapi.yaml" --url "$url" \
     --checks all --exclude-checks positive_data_acceptance \
     --phases examples,fuzzing --max-examples "$examples" --workers 2 --seed "$seed" \
     --suppress-health-check all || status=$?

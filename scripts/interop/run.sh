@@ -5,8 +5,8 @@
 #
 # Usage: scripts/interop/run.sh [HERALD_BINARY]   (default: .build/debug/herald)
 #
-# Installs eth-account into a throwaway venv (needs PyPI), runs eth_account_interop.py against
-# the binary, and removes the venv on exit. Prints one line per check, then `N passed, M failed`;
+# Uses the venv in HERALD_VENV, or installs eth-account into a throwaway one (needs PyPI), runs
+# eth_account_interop.py against the binary, and removes its own venv on exit. Prints one line per check, then `N passed, M failed`;
 # exits 1 if any check failed.
 set -euo pipefail
 
@@ -18,11 +18,14 @@ fi
 binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/herald-interop-venv.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+# HERALD_VENV: a venv scripts/python-env.sh prepared (make test does, beside the build); else a throwaway one.
+venv="${HERALD_VENV:-}"
+if [[ -z "$venv" ]]; then
+    work="$(mktemp -d "${TMPDIR:-/tmp}/herald-interop-venv.XXXXXX")"
+    trap 'rm -rf "$work"' EXIT
+    echo "setting up eth-account and schemathesis in a temporary venv…" >&2
+    venv="$work/venv"
+    "$script_dir/../python-env.sh" "$venv" >&2
+fi
 
-echo "setting up eth-account in a temporary venv…" >&2
-python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install -q --disable-pip-version-check eth-account >&2
-
-"$work/venv/bin/python" "$script_dir/eth_account_interop.py" "$binary"
+"$venv/bin/python" "$script_dir/eth_account_interop.py" "$binary"
