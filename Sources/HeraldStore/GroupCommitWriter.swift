@@ -116,13 +116,31 @@ final class GroupCommitWriter: @unchecked Sendable {
 
 /// The SQL of one change, inside the batch's transaction. Later changes in a batch see earlier ones.
 enum DeviceChangeSQL {
-    /// Logs a spent nonce in the batch's transaction (memory follows after the commit).
-    static func spend(_ digest: NonceDigest, retainedUntil: Int64, in db: Database, batch: inout BatchNonces) throws {
-        let spend = try RawStatement(db, "INSERT INTO nonces (digest, retained_until) VALUES (?, ?)")
+    /// Spends a nonce in the batch's transaction: the database judges. False when the digest is already
+    /// in the `nonces` key (another node, or a process whose spend this one's memory has not seen):
+    /// the operation is a replay. Memory follows only after the commit.
+    static func spend(
+        _ digest: NonceDigest, retainedUntil: Int64, in db: Database, batch: inout BatchNonces
+    ) throws
+        -> Bool
+    {
+        let spend = try RawStatement(
+            db, "INSERT INTO nonces (digest, retained_until) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING")
         spend.bind(1, digest.bytes)
         spend.bind(2, retainedUntil)
         try spend.execute()
+        guard spend.changes > 0 else { return false }
         batch.add(digest, retainedUntil)
+        return true
+    }
+
+    /// Gives back a nonce spent earlier in this transaction by a change that was then refused
+    /// (over the binding limit): a refused operation changes nothing, its nonce included.
+    static func unspend(_ digest: NonceDigest, in db: Database, batch: inout BatchNonces) throws {
+        let unspend = try RawStatement(db, "DELETE FROM nonces WHERE digest = ?")
+        unspend.bind(1, digest.bytes)
+        try unspend.execute()
+        batch.remove(digest)
     }
 
     /// Records a wallet's public key. A wallet's key never changes (the address is its hash), so the
@@ -153,6 +171,11 @@ enum DeviceChangeSQL {
             entries.append((digest, retainedUntil))
         }
 
+        mutating func remove(_ digest: NonceDigest) {
+            seen.remove(digest)
+            entries.removeAll { $0.0 == digest }
+        }
+
         private(set) var keys: [EthereumAddress] = []
 
         mutating func rememberKey(_ wallet: EthereumAddress) { keys.append(wallet) }
@@ -164,7 +187,11 @@ enum DeviceChangeSQL {
         _ change: DeviceChange, in db: Database, ledger: NonceLedger, knownKeys: KnownKeys, batch: inout BatchNonces
     ) throws -> DeviceChangeOutcome {
         let digest = NonceDigest(signer: change.wallet, nonce: change.nonce)
+        // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
         if batch.contains(digest) || ledger.contains(digest) { return .replayed }
+        guard try spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch) else {
+            return .replayed
+        }
         let wallet = change.wallet.bytes
         let platform = change.platform.rawValue
 
@@ -183,7 +210,10 @@ enum DeviceChangeSQL {
             } else {
                 let count = try RawStatement(db, "SELECT COUNT(*) FROM bindings WHERE wallet = ?")
                 count.bind(1, wallet)
-                if try count.integer() ?? 0 >= Int64(change.maxBindingsPerWallet) { return .overLimit }
+                if try count.integer() ?? 0 >= Int64(change.maxBindingsPerWallet) {
+                    try unspend(digest, in: db, batch: &batch)
+                    return .overLimit
+                }
                 let insert = try RawStatement(
                     db,
                     "INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen) VALUES (?, ?, ?, ?, ?)"
@@ -220,7 +250,6 @@ enum DeviceChangeSQL {
             try delete.execute()
             outcome = delete.changes > 0 ? .unregistered : .absent
         }
-        try spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch)
         try remember(change.publicKey, of: change.wallet, now: change.now, in: db, knownKeys: knownKeys, batch: &batch)
         return outcome
     }

@@ -62,11 +62,20 @@ public protocol HeraldStore: Sendable {
     /// `platforms` when given (each provider has its own worker).
     func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush]
 
+    /// Claims up to `limit` queued pushes due at `now` (of `platforms`, when given) for `owner` until
+    /// `leaseUntil` (Unix seconds), oldest first: no other claim returns them until the lease passes or
+    /// their outcome is recorded. This is how several workers, on one node or many, share one outbox
+    /// without sending a push twice; a worker that dies holding claims gives them up when its lease ends.
+    func claimDuePushes(
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+    )
+        async throws -> [QueuedPush]
+
     /// Deletes every binding of a dead device token (any wallet); its queued pushes are dropped when
     /// they come due. Returns how many bindings were deleted.
     func removeBindings(platform: Platform, deviceToken: String) async throws -> Int
 
-    /// Records what delivery attempts did, in one transaction.
+    /// Records what delivery attempts did, in one transaction, and ends their claims.
     func record(_ results: [PushAttemptResult]) async throws
 
     /// A feed item's sender, recipient and the state of each of its pushes; nil for an unknown sid.

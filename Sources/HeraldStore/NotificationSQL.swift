@@ -10,12 +10,16 @@ enum NotificationSQL {
         batch: inout DeviceChangeSQL.BatchNonces
     ) throws -> NotificationOutcome {
         let digest = NonceDigest(signer: submission.channel, nonce: submission.nonce)
+        // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
         if batch.contains(digest) || ledger.contains(digest) { return .replayed }
         let lookup = try RawStatement(db, "SELECT name, icon, url FROM channels WHERE address = ?")
         lookup.bind(1, submission.channel.bytes)
         guard let channel = try lookup.rows({ ($0.text(0), $0.text(1), $0.text(2)) }).first else {
             return .unknownChannel
         }
+        guard
+            try DeviceChangeSQL.spend(digest, retainedUntil: submission.nonceRetainedUntil, in: db, batch: &batch)
+        else { return .replayed }
         let notification = try insertNotification(submission, app: channel.0, icon: channel.1, url: channel.2, in: db)
         let receipt: NotificationReceipt
         if submission.payload.kind == .broadcast {
@@ -25,7 +29,6 @@ enum NotificationSQL {
                 notification, to: submission.payload.recipients, channel: submission.channel,
                 queuedAt: submission.now, in: db)
         }
-        try DeviceChangeSQL.spend(digest, retainedUntil: submission.nonceRetainedUntil, in: db, batch: &batch)
         try DeviceChangeSQL.remember(
             submission.publicKey, of: submission.channel, now: submission.now, in: db, knownKeys: knownKeys,
             batch: &batch)

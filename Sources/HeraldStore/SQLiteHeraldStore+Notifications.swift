@@ -37,42 +37,106 @@ extension SQLiteHeraldStore {
     }
 
     public func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
-        // The platform filter is a fixed IN list (at most three values), so the statement stays cached.
-        let selected = (platforms ?? Set(Platform.allCases)).map(\.rawValue).sorted()
-        let placeholders = selected.map { _ in "?" }.joined(separator: ", ")
+        let selected = Self.platformList(platforms)
         return try await pool.read { db in
             let due = try RawStatement(
                 db,
-                """
-                SELECT o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts,
-                       f.secret, \(DeliveredColumns.list),
-                       EXISTS (SELECT 1 FROM bindings b
-                               WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token)
-                FROM push_outbox o
-                LEFT JOIN feed_items f ON f.sid = o.sid
-                LEFT JOIN notifications n ON n.id = f.notification
-                WHERE o.status = 'queued' AND o.next_attempt_at <= ? AND o.platform IN (\(placeholders))
-                ORDER BY o.next_attempt_at, o.id LIMIT ?
-                """)
+                Self.queuedPushSelect
+                    + """
+                    WHERE o.status = 'queued' AND o.next_attempt_at <= ? AND o.platform IN (\(selected.placeholders))
+                    ORDER BY o.next_attempt_at, o.id LIMIT ?
+                    """)
             due.bind(1, now)
-            for (index, platform) in selected.enumerated() { due.bind(Int32(2 + index), platform) }
-            due.bind(Int32(2 + selected.count), Int64(limit))
-            return try due.rows { row in
-                guard let platform = Platform(rawValue: row.text(3)) else {
-                    throw StoreError("unknown platform in the push outbox")
-                }
-                let sid = row.isNull(1) ? nil : row.integer(1)
-                let notification =
-                    try sid.flatMap { sid in
-                        row.isNull(9) ? nil : try DeliveredColumns.read(row, sid: sid, secret: row.text(8), from: 9)
-                    }
-                return QueuedPush(
-                    id: row.integer(0), sid: sid, wallet: try EthereumAddress(bytes: row.blob(2)), platform: platform,
-                    deviceToken: row.text(4), apnsID: row.blob(5), queuedAt: row.integer(6),
-                    attempts: Int(row.integer(7)), notification: notification,
-                    bound: row.integer(9 + DeliveredColumns.count) == 1)
-            }
+            selected.bind(to: due, from: 2)
+            due.bind(Int32(2 + selected.names.count), Int64(limit))
+            return try due.rows(Self.queuedPush)
         }
+    }
+
+    public func claimDuePushes(
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+    ) async throws -> [QueuedPush] {
+        let selected = Self.platformList(platforms)
+        return try await pool.write { db in
+            let claim = try RawStatement(
+                db,
+                """
+                UPDATE push_outbox SET claimed_until = ?, claimed_by = ?
+                WHERE id IN (SELECT id FROM push_outbox
+                             WHERE status = 'queued' AND next_attempt_at <= ? AND platform IN (\(selected.placeholders))
+                               AND (claimed_until IS NULL OR claimed_until <= ?)
+                             ORDER BY next_attempt_at, id LIMIT ?)
+                RETURNING id
+                """)
+            claim.bind(1, leaseUntil)
+            claim.bind(2, owner)
+            claim.bind(3, now)
+            selected.bind(to: claim, from: 4)
+            claim.bind(Int32(4 + selected.names.count), now)
+            claim.bind(Int32(5 + selected.names.count), Int64(limit))
+            let ids = try claim.rows { $0.integer(0) }
+            guard !ids.isEmpty else { return [] }
+            // The claimed rows by id (a JSON array keeps the statement's text, and so its cache entry, fixed).
+            let read = try RawStatement(
+                db,
+                Self.queuedPushSelect
+                    + "WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.next_attempt_at, o.id")
+            read.bind(1, "[" + ids.map(String.init).joined(separator: ",") + "]")
+            return try read.rows(Self.queuedPush)
+        }
+    }
+
+    /// Voids every claim on the outbox. A SQLite database has one server: at its start, claims left by an
+    /// earlier run of it (killed mid-send) belong to no one, and its pushes should go now, not once the
+    /// lease has passed. Only `herald serve` calls this, before its workers start.
+    public func releaseClaims() async throws -> Int {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE push_outbox SET claimed_until = NULL, claimed_by = NULL WHERE claimed_until IS NOT NULL")
+            return db.changesCount
+        }
+    }
+
+    /// A platform filter as a fixed IN list (at most three values), so that statements stay cached.
+    private static func platformList(_ platforms: Set<Platform>?) -> PlatformList {
+        PlatformList(names: (platforms ?? Set(Platform.allCases)).map(\.rawValue).sorted())
+    }
+
+    private struct PlatformList {
+        let names: [String]
+        var placeholders: String { names.map { _ in "?" }.joined(separator: ", ") }
+
+        func bind(to statement: RawStatement, from first: Int32) {
+            for (index, name) in names.enumerated() { statement.bind(first + Int32(index), name) }
+        }
+    }
+
+    /// A queued push with its item's content and whether its binding still exists; `WHERE …` follows.
+    private static let queuedPushSelect = """
+        SELECT o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts,
+               f.secret, \(DeliveredColumns.list),
+               EXISTS (SELECT 1 FROM bindings b
+                       WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token)
+        FROM push_outbox o
+        LEFT JOIN feed_items f ON f.sid = o.sid
+        LEFT JOIN notifications n ON n.id = f.notification
+
+        """
+
+    private static func queuedPush(_ row: RawStatement.Columns) throws -> QueuedPush {
+        guard let platform = Platform(rawValue: row.text(3)) else {
+            throw StoreError("unknown platform in the push outbox")
+        }
+        let sid = row.isNull(1) ? nil : row.integer(1)
+        let notification =
+            try sid.flatMap { sid in
+                row.isNull(9) ? nil : try DeliveredColumns.read(row, sid: sid, secret: row.text(8), from: 9)
+            }
+        return QueuedPush(
+            id: row.integer(0), sid: sid, wallet: try EthereumAddress(bytes: row.blob(2)), platform: platform,
+            deviceToken: row.text(4), apnsID: row.blob(5), queuedAt: row.integer(6),
+            attempts: Int(row.integer(7)), notification: notification,
+            bound: row.integer(9 + DeliveredColumns.count) == 1)
     }
 
     public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {
@@ -92,7 +156,8 @@ extension SQLiteHeraldStore {
                     db,
                     """
                     UPDATE push_outbox
-                    SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = COALESCE(?, last_error)
+                    SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = COALESCE(?, last_error),
+                        claimed_until = NULL, claimed_by = NULL
                     WHERE id = ? AND status = 'queued'
                     """)
                 update.bind(1, result.status)

@@ -9,10 +9,14 @@ enum SubscriptionSQL {
         batch: inout DeviceChangeSQL.BatchNonces
     ) throws -> SubscriptionChangeOutcome {
         let digest = NonceDigest(signer: change.subscriber, nonce: change.nonce)
+        // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
         if batch.contains(digest) || ledger.contains(digest) { return .replayed }
         let known = try RawStatement(db, "SELECT 1 FROM channels WHERE address = ?")
         known.bind(1, change.channel.bytes)
         guard try known.integer() != nil else { return .unknownChannel }
+        guard try DeviceChangeSQL.spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch) else {
+            return .replayed
+        }
 
         let outcome: SubscriptionChangeOutcome
         switch change.action {
@@ -31,7 +35,6 @@ enum SubscriptionSQL {
             try delete.execute()
             outcome = .unsubscribed(existed: delete.changes > 0)
         }
-        try DeviceChangeSQL.spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch)
         try DeviceChangeSQL.remember(
             change.publicKey, of: change.subscriber, now: change.now, in: db, knownKeys: knownKeys, batch: &batch)
         return outcome

@@ -241,6 +241,11 @@ struct FailingStore: HeraldStore {
         throw Failure()
     }
     func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush] { throw Failure() }
+    func claimDuePushes(
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+    )
+        async throws -> [QueuedPush]
+    { throw Failure() }
     func removeBindings(platform: Platform, deviceToken: String) async throws -> Int { throw Failure() }
     func record(_ results: [PushAttemptResult]) async throws { throw Failure() }
     func pushCounts() async throws -> [String: Int] { throw Failure() }

@@ -111,6 +111,51 @@ import Testing
         #expect(try await temp.store.pushCounts() == ["sent": 1])
     }
 
+    @Test func aClaimedPushIsNotClaimedAgainUntilItsLeasePassesOrItsOutcomeIsRecorded() async throws {
+        let temp = try await Self.seeded(3)
+        defer { Task { await temp.cleanUp() } }
+        _ = try await temp.store.submit(
+            Self.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 5))
+        let store = temp.store
+        let first = try await store.claimDuePushes(now: 1_000, limit: 2, platforms: nil, owner: "a", leaseUntil: 1_060)
+        #expect(first.count == 2)
+        let second = try await store.claimDuePushes(now: 1_001, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_061)
+        #expect(second.count == 1, "only the one unclaimed push")
+        #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
+        #expect(second.first?.notification?.title == "t", "a claim carries the content, as duePushes does")
+        #expect(
+            try await store.claimDuePushes(now: 1_059, limit: 5, platforms: nil, owner: "b", leaseUntil: 2_000).isEmpty)
+
+        // An outcome ends the claim: a retry is claimable when due, whoever claimed it before.
+        try await store.record([PushAttemptResult(id: first[0].id, disposition: .retry(at: 1_010))])
+        let retried = try await store.claimDuePushes(
+            now: 1_010, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_070)
+        #expect(retried.map(\.id) == [first[0].id] && retried.first?.attempts == 1)
+
+        // A claim whose holder died lapses with its lease.
+        let lapsed = try await store.claimDuePushes(now: 1_060, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_120)
+        #expect(lapsed.map(\.id) == [first[1].id])
+
+        // The embedded store's server voids the claims of its earlier run at start.
+        #expect(try await store.releaseClaims() == 3)
+        #expect(
+            try await store.claimDuePushes(now: 1_061, limit: 5, platforms: nil, owner: "c", leaseUntil: 1_200).count
+                == 3)
+    }
+
+    @Test func claimsTakeOnlyTheirLanesPlatforms() async throws {
+        let temp = try await Self.seeded(2)
+        defer { Task { await temp.cleanUp() } }
+        _ = try await temp.store.submit(
+            Self.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 6))
+        let android = try await temp.store.claimDuePushes(
+            now: 1_000, limit: 10, platforms: [.android], owner: "a", leaseUntil: 1_060)
+        #expect(android.isEmpty, "every binding here is ios")
+        let ios = try await temp.store.claimDuePushes(
+            now: 1_000, limit: 10, platforms: [.ios, .iosSandbox], owner: "a", leaseUntil: 1_060)
+        #expect(ios.count == 2)
+    }
+
     @Test func onlyFinishedPushesArePruned() async throws {
         let temp = try await Self.seeded(3)
         defer { Task { await temp.cleanUp() } }

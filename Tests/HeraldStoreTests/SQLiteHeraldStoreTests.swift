@@ -55,6 +55,32 @@ enum Fixtures {
         #expect(try await store.publicKey(of: Fixtures.key.address) == Fixtures.key.publicKey)
     }
 
+    /// Two stores on one file stand for two nodes: B's memory never saw A's spend, so only the database's
+    /// key on the digest can refuse the replay.
+    @Test func theDatabaseNotMemoryJudgesAReplay() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        let other = try SQLiteHeraldStore(path: temp.path)
+        #expect(try await temp.store.apply(Fixtures.change(nonce: 41)) == .registered(created: true))
+        #expect(try await other.apply(Fixtures.change(nonce: 41)) == .replayed)
+        #expect(try await other.apply(Fixtures.change(.unregister, nonce: 41)) == .replayed)
+        #expect(try await other.bindingCount() == 1, "the replay changed nothing")
+        try await other.close()
+    }
+
+    @Test func aChangeRefusedOverTheLimitLeavesItsNonceUnspent() async throws {
+        let temp = try TemporaryStore()
+        defer { Task { await temp.cleanUp() } }
+        let store = temp.store
+        #expect(
+            try await store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 1, max: 1))
+                == .registered(created: true))
+        #expect(try await store.apply(Fixtures.change(token: Fixtures.token(2), nonce: 2, max: 1)) == .overLimit)
+        #expect(
+            try await store.apply(Fixtures.change(token: Fixtures.token(2), nonce: 2, max: 2))
+                == .registered(created: true))
+    }
+
     @Test func aNonceIsSpentOnceAcrossActions() async throws {
         let temp = try TemporaryStore()
         defer { Task { await temp.cleanUp() } }
@@ -137,6 +163,10 @@ enum Fixtures {
         let reopened = try SQLiteHeraldStore(path: temp.path)
         #expect(try await reopened.bindingCount() == 2)
         #expect(try await reopened.apply(Fixtures.change(nonce: 1, retainedUntil: future)) == .replayed)
+        // Memory did not reload the expired nonce 2, but the table still holds it until it is pruned:
+        // the database decides.
+        #expect(try await reopened.apply(Fixtures.change(nonce: 2, retainedUntil: future)) == .replayed)
+        #expect(try await reopened.pruneNonces(expiredBefore: 11) == 1)
         #expect(
             try await reopened.apply(Fixtures.change(nonce: 2, retainedUntil: future)) == .registered(created: false))
         try await reopened.close()

@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var pushMaxAgeSeconds: Int64 = 86_400
     /// Pushes in flight per provider.
     public var pushConcurrency = 100
+    /// How long a worker's claim on a due push lasts (PROTOCOL §4.3; several nodes share one outbox).
+    public var pushLeaseSeconds: Int64 = 60
     /// `full`: pushes carry the message; `none`: wake-up pushes only.
     public var pushContent: PushContent.Mode = .full
     /// Queue a confirmation push when a register creates a binding.

@@ -100,6 +100,10 @@ enum ServerSettings {
             config, lookup throws(ConfigurationError) in
             if let count = try lookup.integer(in: 1...10_000) { config.pushConcurrency = count }
         },
+        Setting("push.leaseSeconds", flag: "push-lease", environment: "HERALD_PUSH_LEASE") {
+            config, lookup throws(ConfigurationError) in
+            if let seconds = try lookup.integer(in: 5...3600) { config.pushLeaseSeconds = Int64(seconds) }
+        },
         Setting("push.content", flag: "push-content", environment: "HERALD_PUSH_CONTENT") {
             config, lookup throws(ConfigurationError) in
             if let mode = try lookup.parsed("must be full or none", PushContent.Mode.init(rawValue:)) {

@@ -38,11 +38,11 @@ public struct PushOutboxService: Service {
     /// commit at a time: a group goes once it has `commitGroup` outcomes, when the lane falls idle, or
     /// when its oldest outcome has waited `commitDelay`, so no outcome waits long to be recorded. (Before
     /// the time bound, a lane under light load left outcomes unrecorded until it fell idle, and a crash
-    /// sent them all again.) A push stays claimed (not fetched again) from the moment it is sent until
-    /// its outcome is committed.
+    /// sent them all again.) A push is claimed in the database (`claimDuePushes`) before it is sent, and
+    /// the commit of its outcome ends the claim, so no other worker, here or on another node, sends it
+    /// meanwhile; if this process dies, the claim lapses after `push.leaseSeconds`.
     private func loop(_ platforms: Set<Platform>) async {
         await withTaskGroup(of: LaneEvent.self) { group in
-            var claimed = Set<Int64>()
             var inFlight = 0
             var finished: [Delivery] = []
             var committing = false
@@ -64,7 +64,10 @@ public struct PushOutboxService: Service {
                 committing = true
                 // Unstructured inside, so that shutdown's cancellation cannot interrupt the write that
                 // records what was already sent.
-                group.addTask { .committed(await Task { await commit(batch) }.value) }
+                group.addTask {
+                    await Task { await commit(batch) }.value
+                    return .committed
+                }
             }
             func handle(_ event: LaneEvent) {
                 var dueByTime = false
@@ -72,9 +75,8 @@ public struct PushOutboxService: Service {
                 case .delivered(let delivery):
                     inFlight -= 1
                     finished.append(delivery)
-                case .committed(let ids):
+                case .committed:
                     committing = false
-                    for id in ids { claimed.remove(id) }
                 case .tick:
                     tickPending = false
                     dueByTime = true
@@ -84,10 +86,8 @@ public struct PushOutboxService: Service {
             while !Task.isCancelled {
                 if inFlight <= batchSize / 2 {
                     do {
-                        let due = try await state.store.duePushes(
-                            now: state.clock(), limit: batchSize + claimed.count, platforms: platforms)
-                        for push in due.lazy.filter({ !claimed.contains($0.id) }).prefix(batchSize - inFlight) {
-                            claimed.insert(push.id)
+                        let due = try await claim(limit: batchSize - inFlight, platforms: platforms)
+                        for push in due {
                             inFlight += 1
                             group.addTask { .delivered(await deliver(push)) }
                         }
@@ -108,8 +108,8 @@ public struct PushOutboxService: Service {
 
     private enum LaneEvent: Sendable {
         case delivered(Delivery)
-        /// A commit finished; these pushes are released.
-        case committed([Int64])
+        /// A commit finished (its outcomes ended their claims).
+        case committed
         /// The oldest uncommitted outcome has waited `commitDelay`.
         case tick
     }
@@ -118,16 +118,23 @@ public struct PushOutboxService: Service {
     static let commitGroup = 64
     static let commitDelay = Duration.milliseconds(25)
 
-    /// Records a group of outcomes and returns their ids, to be released. If the write fails they are
-    /// released anyway: still queued in the database, they are fetched and sent again (a repeat,
-    /// never a loss).
-    private func commit(_ batch: [Delivery]) async -> [Int64] {
+    /// Records a group of outcomes. If the write fails, the pushes stay queued and claimed in the
+    /// database: once the lease passes they are claimed and sent again (a repeat, never a loss).
+    private func commit(_ batch: [Delivery]) async {
         do {
             try await settle(batch, now: state.clock())
         } catch {
             state.logger.error("push outbox: cannot record outcomes, they will be sent again: \(error)")
         }
-        return batch.map(\.push.id)
+    }
+
+    /// Claims due pushes for this node until the lease ends.
+    private func claim(limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush] {
+        guard limit > 0 else { return [] }
+        let now = state.clock()
+        return try await state.store.claimDuePushes(
+            now: now, limit: limit, platforms: platforms, owner: state.nodeID,
+            leaseUntil: now + state.configuration.pushLeaseSeconds)
     }
 
     /// One round: every due push of one batch (of `platforms`, or all), sent concurrently, outcomes
@@ -135,7 +142,7 @@ public struct PushOutboxService: Service {
     @discardableResult
     public func drainOnce(platforms: Set<Platform>? = nil) async throws -> Int {
         let now = state.clock()
-        let due = try await state.store.duePushes(now: now, limit: batchSize, platforms: platforms)
+        let due = try await claim(limit: batchSize, platforms: platforms)
         guard !due.isEmpty else { return 0 }
         let deliveries = await withTaskGroup(of: Delivery.self) { group in
             for push in due { group.addTask { await deliver(push) } }

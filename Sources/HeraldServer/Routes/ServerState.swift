@@ -18,6 +18,8 @@ public struct ServerState: Sendable {
     public let version: String
     /// Poked when pushes are queued, so that the outbox worker sends them at once.
     public let pushWakeup = PushWakeup()
+    /// Names this process in the outbox's claims (`claimed_by`), for operators reading the table.
+    public let nodeID = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
 
     public init(
         configuration: ServerConfiguration, store: any HeraldStore, metrics: ServerMetrics = ServerMetrics(),

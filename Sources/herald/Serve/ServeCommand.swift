@@ -46,6 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
         let store: SQLiteHeraldStore
         do {
             store = try SQLiteHeraldStore(path: configuration.databasePath, logger: logger)
+            let released = try await store.releaseClaims()
+            if released > 0 { logger.info("push outbox: \(released) claims of an earlier run released") }
         } catch {
             throw CLIError(.unexpected, "\(error)")
         }
