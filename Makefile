@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Override with e.g. make run ARGS="serve --port 9000" or ARGS="wallet list".
 ARGS ?= serve
 
-.PHONY: all setup build release run test check unit interop interop-check contract contract-check fuzz fuzz-check bench format lint clean
+.PHONY: all setup build release run test check unit interop interop-check contract contract-check fuzz fuzz-check bench ops-check format lint clean
 
 all: build
 
@@ -70,6 +70,11 @@ fuzz-check: setup
 
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/herald" bench crypto
+
+# The operator files under ops/: alert rules (promtool check and unit tests), the Grafana dashboard,
+# the systemd unit. Installs Debian's prometheus package for promtool if needed, service not started.
+ops-check:
+	./scripts/ops/check.sh
 
 format:
 	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift

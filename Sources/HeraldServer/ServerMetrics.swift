@@ -23,7 +23,24 @@ public final class ServerMetrics: Sendable {
         self.factory = factory
         bindingsGauge = CoreMetrics.Gauge(label: "herald_bindings", dimensions: [], factory: factory)
         queuedPushesGauge = CoreMetrics.Gauge(label: "herald_push_queue_depth", dimensions: [], factory: factory)
+        registerKnownSeries()
     }
+
+    /// Series whose label values are known in advance are exported at 0 from start: `rate()` and
+    /// `increase()` see their first event (a series born at 1 hides it), and an alert on a code that
+    /// has never occurred has a series to compare with.
+    private func registerKnownSeries() {
+        for code in APIErrorCode.allCases {
+            _ = CoreMetrics.Counter(
+                label: "herald_rejections_total", dimensions: [("code", code.rawValue)], factory: factory)
+        }
+        for outcome in Self.deviceChangeOutcomes {
+            _ = CoreMetrics.Counter(
+                label: "herald_device_changes_total", dimensions: [("outcome", outcome)], factory: factory)
+        }
+    }
+
+    static let deviceChangeOutcomes = ["created", "refreshed", "unregistered", "absent"]
 
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
         CoreMetrics.Counter(

@@ -20,7 +20,8 @@ struct BenchRunner {
         let microsecondsPerOp: Double
     }
 
-    func measure(_ cases: [Case]) throws -> [Result] {
+    /// Times every case `rounds` times; `progress` advances once per timed round, outside the timing.
+    func measure(_ cases: [Case], progress: ProgressLine? = nil) throws -> [Result] {
         var rates = [[Double]](repeating: [], count: cases.count)
         var sink = 0
         for _ in 0..<rounds {
@@ -28,8 +29,10 @@ struct BenchRunner {
                 let (rate, value) = try timeOneRound(item, seconds: max(secondsPerRound, item.minimumSeconds))
                 rates[index].append(rate)
                 sink &+= value
+                progress?.advance()
             }
         }
+        progress?.finish()
         BenchRunner.blackHole(sink)
         return zip(cases, rates).map { item, samples in
             let median = samples.sorted()[samples.count / 2]

@@ -40,7 +40,10 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
         let existing = try await store.subscriberCount(of: address)
         if existing < subscribers {
             let start = ContinuousClock.now
-            try await Self.seed(store, channel: address, from: existing, to: subscribers)
+            let progress = ProgressLine(
+                "seeding", total: subscribers - existing, unit: "subscribers", json: global.json)
+            try await Self.seed(store, channel: address, from: existing, to: subscribers, progress: progress)
+            progress.finish()
             let seconds = (ContinuousClock.now - start).seconds
             print(
                 String(
@@ -75,7 +78,9 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
     }
 
     /// Subscriptions and bindings through the store's own write path (group commit), 64 at a time.
-    static func seed(_ store: SQLiteHeraldStore, channel: EthereumAddress, from: Int, to: Int) async throws {
+    static func seed(
+        _ store: SQLiteHeraldStore, channel: EthereumAddress, from: Int, to: Int, progress: ProgressLine? = nil
+    ) async throws {
         let now = Int64(Date().timeIntervalSince1970)
         try await withThrowingTaskGroup(of: Void.self) { group in
             let workers = 64
@@ -94,6 +99,7 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
                                 deviceToken: BenchWallets.token(index), publicKey: key.publicKey,
                                 nonce: UInt256(UInt64(2 * index + 1)), nonceRetainedUntil: now + 660, now: now,
                                 maxBindingsPerWallet: 20))
+                        progress?.advance()
                     }
                 }
             }

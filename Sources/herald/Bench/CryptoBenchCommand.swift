@@ -65,7 +65,9 @@ struct CryptoBenchCommand: AsyncParsableCommand {
                     Int(try fixtures.lightKeystore.decrypt(passphrase: "bench").rawBytes[0])
                 }, minimumSeconds: 1),
         ]
-        let results = try BenchRunner(secondsPerRound: seconds, rounds: rounds).measure(cases)
+        let progress = ProgressLine(
+            "bench crypto", total: rounds * cases.count, unit: "rounds", json: global.json, showsRate: false)
+        let results = try BenchRunner(secondsPerRound: seconds, rounds: rounds).measure(cases, progress: progress)
         let keccak = results[0]
         let ratio = results[2].opsPerSecond / results[1].opsPerSecond
         let report = Report(

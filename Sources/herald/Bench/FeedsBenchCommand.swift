@@ -42,6 +42,7 @@ struct FeedsBenchCommand: AsyncParsableCommand {
         }
         var samples: [Double] = []
         samples.reserveCapacity(requests)
+        let progress = ProgressLine("bench feeds", total: requests, unit: "pages", json: global.json)
         let start = ContinuousClock.now
         for _ in 0..<requests {
             let wallet = addresses[Int.random(in: 0..<addresses.count)]
@@ -49,7 +50,9 @@ struct FeedsBenchCommand: AsyncParsableCommand {
             let page = try await store.feed(of: wallet, spam: false, limit: limit, offset: 0)
             samples.append((ContinuousClock.now - began).seconds)
             if page.entries.isEmpty { throw CLIError(.unexpected, "an empty page for \(wallet)") }
+            progress.advance()
         }
+        progress.finish()
         let total = (ContinuousClock.now - start).seconds
         try await store.close()
         samples.sort()

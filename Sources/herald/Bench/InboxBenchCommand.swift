@@ -27,7 +27,9 @@ struct InboxBenchCommand: AsyncParsableCommand {
             key, name: "bench", passphrase: "bench", light: true, in: KeystoreDirectory(path: home + "/keystore"))
         let path = home + "/inbox.sqlite"
         let seedStart = ContinuousClock.now
-        try Self.seed(InboxStore(path: path), wallet: key.address, rows: rows)
+        let seeding = ProgressLine("caching", total: rows, unit: "items", json: global.json)
+        try Self.seed(InboxStore(path: path), wallet: key.address, rows: rows, progress: seeding)
+        seeding.finish()
         print(String(format: "cached %d items in %.1f s", rows, (ContinuousClock.now - seedStart).seconds))
 
         var inProcess: [Double] = []
@@ -38,7 +40,12 @@ struct InboxBenchCommand: AsyncParsableCommand {
             guard page.count == 20 else { throw CLIError(.unexpected, "a page of \(page.count) rows") }
         }
         var command: [Double] = []
-        for _ in 0..<runs { command.append(try Self.timeCommand(home: home)) }
+        let progress = ProgressLine("herald inbox list", total: runs, unit: "runs", json: global.json)
+        for _ in 0..<runs {
+            command.append(try Self.timeCommand(home: home))
+            progress.advance()
+        }
+        progress.finish()
         for (label, samples) in [
             ("open + first page, in process", inProcess), ("`herald inbox list`, spawn to exit", command),
         ] {
@@ -52,7 +59,7 @@ struct InboxBenchCommand: AsyncParsableCommand {
         if keep { print("bench home: \(home) (passphrase: bench)") }
     }
 
-    static func seed(_ store: InboxStore, wallet: EthereumAddress, rows: Int) throws {
+    static func seed(_ store: InboxStore, wallet: EthereumAddress, rows: Int, progress: ProgressLine? = nil) throws {
         let epoch = Int64(Date().timeIntervalSince1970 * 1000) - Int64(rows) * 1000
         for chunk in stride(from: 0, to: rows, by: 10_000) {
             let items = (chunk..<min(rows, chunk + 10_000)).map { index -> FeedItem in
@@ -65,6 +72,7 @@ struct InboxBenchCommand: AsyncParsableCommand {
                     callToAction: "", image: "", epoch: epochOfItem)
             }
             try store.insert(items, wallet: wallet)
+            progress?.advance(by: items.count)
         }
     }
 

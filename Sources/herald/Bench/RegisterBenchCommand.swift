@@ -71,8 +71,11 @@ struct RegisterBenchCommand: AsyncParsableCommand {
         )
         log("signing \(requests) registrations with \(walletCount) wallets …")
         let signStart = ContinuousClock.now
+        let signing = ProgressLine("signing", total: requests, unit: "registrations", json: global.json)
         let bodies = try await RegisterBenchSigner.sign(
-            count: requests, wallets: walletCount, info: info, scheme: SignatureScheme(rawValue: scheme) ?? .eip712)
+            count: requests, wallets: walletCount, info: info, scheme: SignatureScheme(rawValue: scheme) ?? .eip712,
+            progress: signing)
+        signing.finish()
         log(String(format: "signed in %.2f s", (ContinuousClock.now - signStart).seconds))
         if let writeBodies {
             let text = bodies.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n") + "\n"
@@ -83,9 +86,11 @@ struct RegisterBenchCommand: AsyncParsableCommand {
             if signOnly { return }
         }
         log("sending over \(concurrency) connections …")
+        let sending = ProgressLine("bench register", total: requests, unit: "requests", json: global.json)
         let result = try await RegisterBenchLoad.run(
             bodies: bodies, url: target.server.absoluteString.trimmingTrailingSlashes + "/v1/devices",
-            concurrency: concurrency)
+            concurrency: concurrency, progress: sending)
+        sending.finish()
         try result.print(json: global.json)
     }
 
@@ -102,7 +107,8 @@ struct RegisterBenchCommand: AsyncParsableCommand {
 /// Signs the load before it is sent, using every core.
 enum RegisterBenchSigner {
     static func sign(
-        count: Int, wallets: Int, info: HeraldHTTPClient.ServerInfo, scheme: SignatureScheme
+        count: Int, wallets: Int, info: HeraldHTTPClient.ServerInfo, scheme: SignatureScheme,
+        progress: ProgressLine? = nil
     ) async throws -> [[UInt8]] {
         let keys = (0..<wallets).map { _ in PrivateKey.generate() }
         let now = UInt64(Date().timeIntervalSince1970)
@@ -128,6 +134,7 @@ enum RegisterBenchSigner {
                                 bigEndian: runId + withUnsafeBytes(of: UInt64(index).bigEndian, Array.init)),
                             issuedAt: issuedAt, expiresAt: expiresAt)
                         out.append(Array(try binding.signed(with: key, scheme: scheme, domain: domain).jsonText.utf8))
+                        progress?.advance()
                     }
                     return (slice, out)
                 }

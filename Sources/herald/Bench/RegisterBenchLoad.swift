@@ -40,7 +40,9 @@ enum RegisterBenchLoad {
         var transportErrors = 0
     }
 
-    static func run(bodies: [[UInt8]], url: String, concurrency: Int) async throws -> Result {
+    static func run(
+        bodies: [[UInt8]], url: String, concurrency: Int, progress: ProgressLine? = nil
+    ) async throws -> Result {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
@@ -66,6 +68,7 @@ enum RegisterBenchLoad {
                         } catch {
                             tally.transportErrors += 1
                         }
+                        progress?.advance()
                         index += concurrency
                     }
                     return tally

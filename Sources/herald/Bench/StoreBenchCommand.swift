@@ -27,14 +27,18 @@ struct StoreBenchCommand: AsyncParsableCommand {
         let addresses = try (0..<walletCount).map { _ in try EthereumAddress(bytes: SecureRandom.bytes(20)) }
         let now = Int64(Date().timeIntervalSince1970)
         let runId = SecureRandom.bytes(8)
+        let preparing = ProgressLine("preparing", total: changes, unit: "registrations", json: global.json)
         let work = (0..<changes).map { index in
-            DeviceChange(
+            preparing.advance()
+            return DeviceChange(
                 action: .register, wallet: addresses[index % walletCount], platform: .ios,
                 deviceToken: Hex.encode(
                     runId + withUnsafeBytes(of: UInt64(index).bigEndian, Array.init) + [UInt8](repeating: 0, count: 16)),
                 publicKey: key.publicKey, nonce: UInt256(UInt64(index)), nonceRetainedUntil: now + 660, now: now,
                 maxBindingsPerWallet: 1_000_000)
         }
+        preparing.finish()
+        let progress = ProgressLine("bench store", total: changes, unit: "registrations", json: global.json)
         let start = ContinuousClock.now
         let failures = try await withThrowingTaskGroup(of: Int.self) { group in
             for worker in 0..<concurrency {
@@ -42,12 +46,14 @@ struct StoreBenchCommand: AsyncParsableCommand {
                     var failed = 0
                     for index in stride(from: worker, to: work.count, by: concurrency) {
                         if case .registered = try await store.apply(work[index]) {} else { failed += 1 }
+                        progress.advance()
                     }
                     return failed
                 }
             }
             return try await group.reduce(0, +)
         }
+        progress.finish()
         let seconds = (ContinuousClock.now - start).seconds
         try await store.close()
         let rate = Double(changes) / seconds

@@ -24,10 +24,12 @@ struct InboxSync: AsyncParsableCommand {
         guard (1...100).contains(pageSize) else { throw CLIError(.usage, "--page-size must be 1 to 100") }
         let session = try await SigningSession.open(global: global, server: server, acceptAudience: audience)
         let store = try InboxCommand.open(global)
-        var pull = FeedPull(session: session, store: store, pageSize: pageSize)
+        let progress = ProgressLine("inbox sync", total: nil, unit: "items", json: global.json)
+        defer { progress.finish() }
+        var pull = FeedPull(session: session, store: store, pageSize: pageSize, progress: progress)
         try await pull.run()
         let added = try store.insert(pull.fresh, wallet: session.key.address)
-        pull.progress.finish()
+        progress.finish()
         if global.json {
             print(
                 JSONValue.object([
@@ -49,13 +51,14 @@ struct FeedPull {
     private(set) var fresh: [FeedItem] = []
     private(set) var skipped = 0
     private(set) var fetched = 0
-    var progress = SyncProgress()
+    let progress: ProgressLine
     private var authorization: (header: String, until: Date)?
 
-    init(session: SigningSession, store: InboxStore, pageSize: Int) {
+    init(session: SigningSession, store: InboxStore, pageSize: Int, progress: ProgressLine) {
         self.session = session
         self.store = store
         self.pageSize = pageSize
+        self.progress = progress
     }
 
     mutating func run() async throws {
@@ -91,7 +94,9 @@ struct FeedPull {
                 guard seen.insert(sid).inserted else { continue }
                 if let item = check(entry, sid: sid) { fresh.append(item) }
             }
-            progress.show(fetched: fetched, total: total)
+            // The feed's size only bounds the work: the sync stops at the first item cached before.
+            progress.update(
+                done: fetched, total: nil, note: "page \(page)" + (total.map { ", \($0) in the feed" } ?? ""))
             if items.count < pageSize { return }
             page += 1
         }
@@ -136,26 +141,4 @@ struct FeedPull {
         authorization = (header, Date().addingTimeInterval(Double(validity) / 2))
         return header
     }
-}
-
-/// One progress line on stderr, rewritten in place when stderr is a terminal; only for syncs of more
-/// than one page.
-struct SyncProgress {
-    private var shown = false
-    private let interactive = isatty(STDERR_FILENO) == 1
-
-    mutating func show(fetched: Int, total: Int?) {
-        guard interactive, shown || total.map({ $0 > fetched }) == true else { return }
-        shown = true
-        let of = total.map { " of \($0)" } ?? ""
-        FileHandle.standardError.write(Data("\rfetched \(fetched)\(of) items…".utf8))
-    }
-
-    mutating func interrupt() {
-        guard shown else { return }
-        FileHandle.standardError.write(Data("\n".utf8))
-        shown = false
-    }
-
-    mutating func finish() { interrupt() }
 }
