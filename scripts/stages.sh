@@ -9,8 +9,8 @@
 #                             binary, 30 s of libFuzzer per target (AddressSanitizer build), and the
 #                             operators' files (promtool, the dashboard JSON).
 #
-# HERALD_SKIP_INTEROP=1, HERALD_SKIP_CONTRACT=1 (no PyPI), HERALD_SKIP_FUZZ=1 and HERALD_SKIP_OPS=1 leave
-# those stages out, and say so.
+# HERALD_SKIP_INTEROP=1, HERALD_SKIP_CONTRACT=1 (no PyPI), HERALD_SKIP_POSTGRES=1, HERALD_SKIP_FUZZ=1 and
+# HERALD_SKIP_OPS=1 leave those stages out, and say so.
 set -uo pipefail
 
 mode="${1:-test}"
@@ -26,6 +26,7 @@ summary=""
 report() {
     local status=$?
     [[ -n "${python_job:-}" ]] && kill "$python_job" 2>/dev/null
+    [[ -d "$work/postgres" ]] && ./scripts/postgres/cluster.sh stop "$work/postgres"
     echo
     echo "stage times (make $mode):"
     for i in "${!names[@]}"; do
@@ -119,6 +120,19 @@ if [[ "${HERALD_SKIP_CONTRACT:-0}" == 1 ]]; then
     skipped "contract (schemathesis)" "HERALD_SKIP_CONTRACT=1" "the API was NOT fuzzed against Schemas/openapi.yaml"
 else
     stage "contract (schemathesis)" ./scripts/contract/run.sh "$debug_bin/herald"
+fi
+# A real PostgreSQL for the PostgreSQL store suite and the multi-node tests, stopped and removed at the end.
+start_postgres() {
+    local url
+    url="$(./scripts/postgres/cluster.sh start "$work/postgres")" || return 1
+    export HERALD_TEST_POSTGRES_URL="$url"
+    echo "postgres: a throwaway cluster at ${url%%\?*}"
+}
+if [[ "${HERALD_SKIP_POSTGRES:-0}" == 1 ]]; then
+    skipped "postgres (throwaway cluster)" "HERALD_SKIP_POSTGRES=1" "the PostgreSQL backend was NOT tested"
+    unset HERALD_TEST_POSTGRES_URL
+else
+    stage "postgres (throwaway cluster)" start_postgres
 fi
 # The crash test kills a release binary: make check runs it, after its own build.
 stage "swift tests (debug)" swift_tests --skip CrashSafetyTests

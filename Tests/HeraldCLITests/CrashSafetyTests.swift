@@ -8,7 +8,7 @@ import Testing
 /// afterwards, the outbox holds exactly the pushes the `202`s counted for their items, and after one
 /// last restart every one of them has reached APNs and is recorded sent.
 ///
-/// It kills the release binary when `HERALD_TEST_RELEASE_BINARY` names it, as `make test` does
+/// It kills the release binary when `HERALD_TEST_RELEASE_BINARY` names it, as `make check` does
 /// (the build users run, whose timing differs from the debug build's); a bare `swift test` falls back
 /// to the debug binary the other tests use, and says so.
 @Suite(.serialized) struct CrashSafetyTests {
