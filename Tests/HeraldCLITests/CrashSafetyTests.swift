@@ -14,22 +14,6 @@ import Testing
 @Suite(.serialized) struct CrashSafetyTests {
     static let channelKey = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 
-    /// What the clients were told succeeded.
-    actor Ledger {
-        var bindings: [(EthereumAddress, String)] = []
-        var subscriptions: [EthereumAddress] = []
-        var sids: [String] = []
-        var pushes = 0
-        var count: Int { bindings.count + subscriptions.count + sids.count }
-
-        func bound(_ wallet: EthereumAddress, _ token: String) { bindings.append((wallet, token)) }
-        func subscribed(_ wallet: EthereumAddress) { subscriptions.append(wallet) }
-        func sent(_ answer: JSONValue) {
-            if case .array(let items)? = answer["sid"] { sids += items.compactMap(\.stringValue) }
-            if case .number(let text)? = answer["pushes"] { pushes += Int(text) ?? 0 }
-        }
-    }
-
     static var readOnly: Configuration {
         var configuration = Configuration()
         configuration.readonly = true
@@ -83,8 +67,7 @@ import Testing
         let apns = try await APNsFixture(folder: folder)
         defer { apns.fake.stop() }
         let serverArguments = ["--setup-confirmation", "false"] + apns.serverArguments
-        let ledger = Ledger()
-        let domain = HeraldDomain(chainId: 1)
+        let ledger = MixedLoad.Ledger()
         var followers: [EthereumAddress] = []
         var killedMidLoad = 0
         for round in 0..<10 {
@@ -101,64 +84,13 @@ import Testing
             }
             // This round's load, signed up front: 60 new wallets register and subscribe; notifications go
             // to wallets that followed in earlier rounds.
-            let now = UInt64(Date().timeIntervalSince1970)
-            let wallets = (0..<60).map { _ in PrivateKey.generate() }
-            var operations: [(path: String, body: String, ack: @Sendable (JSONValue) async -> Void)] = []
-            for (index, key) in wallets.enumerated() {
-                let token = String(format: "%064x", round * 1000 + index)
-                let binding = DeviceBinding(
-                    action: .register, wallet: key.address, platform: .ios, deviceToken: token, audience: "herald-test",
-                    nonce: UInt256(1), issuedAt: UInt256(now - 5), expiresAt: UInt256(now + 300))
-                let subscription = Subscription(
-                    action: .subscribe, channel: Self.channelKey.address, subscriber: key.address,
-                    audience: "herald-test", nonce: UInt256(2), issuedAt: UInt256(now - 5),
-                    expiresAt: UInt256(now + 300))
-                let wallet = key.address
-                operations.append(
-                    (
-                        "/v1/devices", try binding.signed(with: key, scheme: .eip712, domain: domain).jsonText,
-                        { _ in await ledger.bound(wallet, token) }
-                    ))
-                operations.append(
-                    (
-                        "/v1/subscriptions",
-                        try subscription.signed(with: key, scheme: .eip712, domain: domain).jsonText,
-                        { _ in await ledger.subscribed(wallet) }
-                    ))
-            }
-            for index in 0..<(followers.isEmpty ? 0 : 40) {
-                let payload = NotificationDraft(title: "r\(round) n\(index)", body: "b").targetedPayload(
-                    to: [followers[index % followers.count], followers[(index * 7 + 3) % followers.count]])
-                let notification = NotificationOperation(
-                    channel: Self.channelKey.address, payload: payload, audience: "herald-test",
-                    nonce: UInt256(UInt64(round * 1000 + index + 10)), issuedAt: UInt256(now - 5),
-                    expiresAt: UInt256(now + 300))
-                operations.append(
-                    (
-                        "/v1/notifications",
-                        try notification.signed(with: Self.channelKey, scheme: .eip712, domain: domain).jsonText,
-                        { answer in await ledger.sent(answer) }
-                    ))
-            }
-            operations.shuffle()
+            let work = try MixedLoad.round(
+                round, wallets: 60, notifications: 40, followers: followers, channel: Self.channelKey, ledger: ledger)
             let before = await ledger.count
-            let killAfter = Int.random(in: 20...max(21, operations.count - 10))
+            let killAfter = Int.random(in: 20...max(21, work.count - 10))
             let base = server.baseURL
-            let work = operations
             await withTaskGroup(of: Void.self) { group in
-                for worker in 0..<8 {
-                    group.addTask {
-                        for index in stride(from: worker, to: work.count, by: 8) {
-                            guard
-                                let (status, body) = try? await HTTP.post(
-                                    base + work[index].path, json: work[index].body)
-                            else { return }
-                            if status == 200 || status == 202, let answer = try? JSONParser.parse(Array(body)) {
-                                await work[index].ack(answer)
-                            }
-                        }
-                    }
-                }
+                group.addTask { await MixedLoad.send(work, to: [base]) }
                 group.addTask {
                     while await ledger.count - before < killAfter { try? await Task.sleep(for: .milliseconds(2)) }
                     server.kill(SIGKILL)
@@ -166,9 +98,7 @@ import Testing
             }
             _ = try await server.waitForExit()
             if await ledger.count - before < work.count { killedMidLoad += 1 }
-            // Wallets both bound and subscribed (acknowledged) receive the next rounds' notifications.
-            let bound = Set(await ledger.bindings.map(\.0))
-            followers = await ledger.subscriptions.filter { bound.contains($0) }
+            followers = await ledger.followers
         }
         #expect(killedMidLoad >= 8, "most kills should land mid-load, not after it")
 
