@@ -70,7 +70,10 @@ swift_tests() {
     local log="$work/swift-test.log"
     "$swift" test --skip-build "$@" 2>&1 | tee "$log"
     local status=${PIPESTATUS[0]}
-    summary="$(grep -E '^(✔|✘|􁁛|􀢄).*Test run with|^Executed [0-9]+ tests' "$log" | tail -2)"
+    # Each run's closing line, the first run's (every test but the crash test) printed last.
+    local closing
+    closing="$(grep -E '^(✔|✘).*Test run with' "$log" | tail -1)"
+    summary="$closing${summary:+$'\n'$summary}"
     return $status
 }
 
