@@ -67,8 +67,7 @@ enum PostgresProbe {
                 break
             } catch {
                 lastError = error
-                // A server that refuses (authentication, no such database) will go on refusing.
-                if let state = PostgresErrors.sqlState(error), !retried.contains(state) {
+                if isRefusal(error) {
                     throw StoreError("PostgreSQL at \(url) refused: \(PostgresErrors.describe(error))")
                 }
                 logger.debug("PostgreSQL not answering yet", metadata: ["reason": "\(PostgresErrors.describe(error))"])
@@ -79,8 +78,16 @@ enum PostgresProbe {
         throw StoreError("no answer from PostgreSQL at \(url) in time\(reason)")
     }
 
-    /// SQLSTATEs worth waiting out: the server is starting, shutting down or full.
-    private static let retried: Set<String> = ["57P03", "57P01", "53300"]
+    /// Whether the server answered in a way it will go on answering: a server error (a bad password, no
+    /// such database) other than starting, shutting down or full; no TLS where sslmode requires it; an
+    /// authentication method the client cannot do. Anything else (refused or dropped connections,
+    /// timeouts) is waited out until the deadline.
+    static func isRefusal(_ error: any Error) -> Bool {
+        if let state = PostgresErrors.sqlState(error) { return !["57P03", "57P01", "53300"].contains(state) }
+        guard let error = error as? PSQLError else { return false }
+        return [.sslUnsupported, .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError]
+            .contains(error.code)
+    }
 
     /// The pool answers `SELECT 1` before `deadline`.
     static func answer(_ client: PostgresClient, url: PostgresURL, until deadline: ContinuousClock.Instant) async throws
