@@ -1,0 +1,200 @@
+public import HeraldCore
+public import HeraldStore
+import PostgresNIO
+
+extension PostgresHeraldStore {
+    public func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage {
+        let total = try await count(
+            "SELECT count(*) FROM feed_items WHERE recipient = \(bytea(wallet)) AND spam = \(spam)")
+        guard total > offset else { return FeedPage(entries: [], total: total) }
+        let entries = try await perform {
+            try await client.query(
+                """
+                SELECT f.sid, f.secret, \(unescaped: DeliveredColumns.list), n.channel
+                FROM feed_items f JOIN notifications n ON n.id = f.notification
+                WHERE f.recipient = \(bytea(wallet)) AND f.spam = \(spam)
+                ORDER BY f.sid DESC LIMIT \(Int64(limit)) OFFSET \(Int64(offset))
+                """, logger: logger
+            ).rows { row in
+                FeedEntry(
+                    sender: try row.address(2 + DeliveredColumns.count),
+                    notification: try DeliveredColumns.read(row, sid: try row.int(0), secret: try row.text(1), from: 2))
+            }
+        }
+        return FeedPage(entries: entries, total: total)
+    }
+
+    /// Queued pushes due at `now`, oldest first, read without claiming them.
+    public func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
+        try await perform {
+            try await client.query(
+                """
+                SELECT \(unescaped: QueuedPushColumns.list) FROM push_outbox o \(unescaped: QueuedPushColumns.joins)
+                WHERE o.status = 'queued' AND o.next_attempt_at <= \(now) AND o.platform = ANY(\(Self.names(platforms)))
+                ORDER BY o.next_attempt_at, o.id LIMIT \(Int64(limit))
+                """, logger: logger
+            ).rows(QueuedPushColumns.read)
+        }
+    }
+
+    /// Claims due pushes for `owner` until `leaseUntil`. `SKIP LOCKED` lets two nodes claim at the same
+    /// moment without waiting on each other or taking the same row: a row one claim has locked, the
+    /// other passes over; a row whose claim has not lapsed, neither takes.
+    public func claimDuePushes(
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+    ) async throws -> [QueuedPush] {
+        try await perform {
+            try await client.query(
+                """
+                WITH o AS (
+                  UPDATE push_outbox SET claimed_until = \(leaseUntil), claimed_by = \(owner)
+                  WHERE id IN (SELECT id FROM push_outbox
+                               WHERE status = 'queued' AND next_attempt_at <= \(now)
+                                 AND platform = ANY(\(Self.names(platforms)))
+                                 AND (claimed_until IS NULL OR claimed_until <= \(now))
+                               ORDER BY next_attempt_at, id LIMIT \(Int64(limit))
+                               FOR UPDATE SKIP LOCKED)
+                  RETURNING *)
+                SELECT \(unescaped: QueuedPushColumns.list) FROM o \(unescaped: QueuedPushColumns.joins)
+                ORDER BY o.next_attempt_at, o.id
+                """, logger: logger
+            ).rows(QueuedPushColumns.read)
+        }
+    }
+
+    private static func names(_ platforms: Set<Platform>?) -> [String] {
+        (platforms ?? Set(Platform.allCases)).map(\.rawValue).sorted()
+    }
+
+    public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {
+        try await count(
+            """
+            WITH removed AS (
+              DELETE FROM bindings WHERE device_token = \(deviceToken) AND platform = \(platform.rawValue) RETURNING 1)
+            SELECT count(*) FROM removed
+            """)
+    }
+
+    /// Every outcome in one statement and one transaction; each ends its push's claim. A push already
+    /// out of the queue keeps its state: a late duplicate result cannot bring a sent push back.
+    public func record(_ results: [PushAttemptResult]) async throws {
+        guard !results.isEmpty else { return }
+        // One statement updates each row once; a push recorded twice in one call (never seen from the
+        // outbox workers) is recorded in order, one statement each, as on SQLite.
+        if Set(results.map(\.id)).count < results.count {
+            try await perform {
+                try await client.withTransaction(logger: logger) { connection in
+                    for result in results { try await Self.record([result], on: connection, logger: logger) }
+                }
+            }
+            return
+        }
+        try await perform {
+            try await client.withConnection { connection in
+                try await Self.record(results, on: connection, logger: logger)
+            }
+        }
+    }
+
+    private static func record(
+        _ results: [PushAttemptResult], on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let ids = results.map(\.id)
+        let statuses = results.map(\.status)
+        let next = results.map { result -> Int64 in
+            if case .retry(let at) = result.disposition { return at }
+            return 0
+        }
+        let errors = results.map { $0.error ?? "" }
+        let hasError = results.map { $0.error != nil }
+        try await connection.query(
+            """
+            UPDATE push_outbox o
+            SET status = r.status, attempts = o.attempts + 1, next_attempt_at = r.next_attempt_at,
+                last_error = CASE WHEN r.has_error THEN r.error ELSE o.last_error END,
+                claimed_until = NULL, claimed_by = NULL
+            FROM unnest(\(ids)::bigint[], \(statuses)::text[], \(next)::bigint[], \(errors)::text[],
+                        \(hasError)::boolean[]) AS r(id, status, next_attempt_at, error, has_error)
+            WHERE o.id = r.id AND o.status = 'queued'
+            """, logger: logger)
+    }
+
+    public func pushReport(sid: Int64) async throws -> PushReport? {
+        try await perform {
+            let item = try await client.query(
+                """
+                SELECT n.channel, f.recipient FROM feed_items f JOIN notifications n ON n.id = f.notification
+                WHERE f.sid = \(sid)
+                """, logger: logger
+            ).rows { (channel: try $0.address(0), recipient: try $0.address(1)) }.first
+            guard let item else { return nil }
+            let pushes = try await client.query(
+                "SELECT platform, status, attempts, last_error FROM push_outbox WHERE sid = \(sid) ORDER BY id",
+                logger: logger
+            ).rows { row in
+                PushReport.Push(
+                    platform: try row.platform(0), status: try row.text(1), attempts: Int(try row.int(2)),
+                    lastError: try row.optionalText(3))
+            }
+            return PushReport(sid: sid, channel: item.channel, recipient: item.recipient, pushes: pushes)
+        }
+    }
+
+    /// Counted on the partial index of queued rows.
+    public func queuedPushCount() async throws -> Int {
+        try await count("SELECT count(*) FROM push_outbox WHERE status = 'queued'")
+    }
+
+    public func pushCounts() async throws -> [String: Int] {
+        let counts = try await perform {
+            try await client.query("SELECT status, count(*) FROM push_outbox GROUP BY status", logger: logger)
+                .rows { (try $0.text(0), Int(try $0.int(1))) }
+        }
+        return Dictionary(counts, uniquingKeysWith: +)
+    }
+}
+
+/// The `notifications` columns a §4.2 payload is made of, in one order for every query that reads it.
+enum DeliveredColumns {
+    static let list = "n.type, n.title, n.body, n.app, n.icon, n.url, n.asub, n.amsg, n.acta, n.aimg, n.epoch"
+    static let count = 11
+
+    static func read(_ row: Columns, sid: Int64, secret: String, from start: Int) throws -> DeliveredNotification {
+        guard let kind = NotificationPayload.Kind(rawValue: String(try row.int(start))) else {
+            throw StoreError("unknown notification type in store")
+        }
+        return DeliveredNotification(
+            kind: kind, sid: sid, epoch: try row.int(start + 10), title: try row.text(start + 1),
+            body: try row.text(start + 2), app: try row.text(start + 3), icon: try row.text(start + 4),
+            url: try row.text(start + 5), secret: secret, subject: try row.text(start + 6),
+            message: try row.text(start + 7), callToAction: try row.text(start + 8), image: try row.text(start + 9))
+    }
+}
+
+/// A queued push with its item's content and whether its binding still exists, from an outbox row `o`.
+enum QueuedPushColumns {
+    static let list = """
+        o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts, f.secret,
+        \(DeliveredColumns.list),
+        EXISTS (SELECT 1 FROM bindings b
+                WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token)
+        """
+
+    static let joins = """
+        LEFT JOIN feed_items f ON f.sid = o.sid
+        LEFT JOIN notifications n ON n.id = f.notification
+        """
+
+    static func read(_ row: Columns) throws -> QueuedPush {
+        let sid = try row.optionalInt(1)
+        let notification = try sid.flatMap { sid -> DeliveredNotification? in
+            guard let secret = try row.optionalText(8) else { return nil }
+            return try DeliveredColumns.read(row, sid: sid, secret: secret, from: 9)
+        }
+        return QueuedPush(
+            id: try row.int(0), sid: sid, wallet: try row.address(2), platform: try row.platform(3),
+            deviceToken: try row.text(4), apnsID: try row.bytes(5), queuedAt: try row.int(6),
+            attempts: Int(try row.int(7)), notification: notification,
+            bound: try row.bool(9 + DeliveredColumns.count))
+    }
+}

@@ -1,0 +1,180 @@
+public import HeraldCore
+public import HeraldStore
+public import Logging
+import PostgresNIO
+import Synchronization
+
+/// The store on PostgreSQL, for several Herald nodes on one database. The database judges what one
+/// node's memory cannot: a replay is a conflict on the nonce's key, the binding limit is counted under
+/// the wallet's advisory lock, and outbox pushes are claimed with `FOR UPDATE SKIP LOCKED`.
+///
+/// Over postgres-nio's `PostgresClient` pool, whose `run()` this store's own task runs from `open` to
+/// `close`. Writes that change what clients see go through a group-commit writer (`PostgresWriter`).
+public final class PostgresHeraldStore: HeraldStore {
+    /// Where the store is connected (its `description` hides the password).
+    public let url: PostgresURL
+    let client: PostgresClient
+    let logger: Logger
+    private let runTask: Task<Void, Never>
+    let writer: PostgresWriter
+    private let closed = Atomic<Bool>(false)
+
+    private init(url: PostgresURL, client: PostgresClient, runTask: Task<Void, Never>, lanes: Int, logger: Logger) {
+        self.url = url
+        self.client = client
+        self.runTask = runTask
+        self.logger = logger
+        writer = PostgresWriter(client: client, lanes: lanes, knownKeys: KnownWalletKeys(), logger: logger)
+    }
+
+    /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…]`), waits until
+    /// the server answers (at most `connectTimeout`), brings the schema up to date (once, under an
+    /// advisory lock, however many nodes start together) and returns a store whose pool holds at most
+    /// `poolSize` connections. A failure is a `StoreError` naming the URL without its password.
+    public static func open(
+        url: String, poolSize: Int = 16, connectTimeout: Duration = .seconds(10), logger: Logger
+    ) async throws -> PostgresHeraldStore {
+        let parsed: PostgresURL
+        do { parsed = try PostgresURL(url) } catch { throw StoreError(error.description) }
+        guard poolSize >= 2 else {
+            throw StoreError("the PostgreSQL pool needs at least 2 connections, not \(poolSize)")
+        }
+        let tls = try PostgresTLS(parsed.sslMode)
+        let deadline = ContinuousClock.now + connectTimeout
+        try await PostgresProbe.waitForServer(parsed, tls: tls, until: deadline, logger: logger)
+
+        var configuration = PostgresClient.Configuration(
+            host: parsed.host, port: parsed.port, username: parsed.user, password: parsed.password,
+            database: parsed.database, tls: tls.client)
+        configuration.options.maximumConnections = poolSize
+        configuration.options.connectTimeout = connectTimeout
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runTask = Task { await client.run() }
+        do {
+            try await PostgresProbe.answer(client, url: parsed, until: deadline)
+            try await PostgresMigrator.migrate(client, url: parsed, logger: logger)
+            try await PostgresProbe.checkDurability(client, url: parsed)
+        } catch {
+            runTask.cancel()
+            await runTask.value
+            throw error
+        }
+        // A quarter of the pool writes (each lane holds one connection while it commits); the rest
+        // serves reads, claims and outcomes.
+        let lanes = max(1, min(8, poolSize / 4))
+        return PostgresHeraldStore(url: parsed, client: client, runTask: runTask, lanes: lanes, logger: logger)
+    }
+
+    // MARK: Writes through the group-commit writer
+
+    public func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
+        guard case .device(let outcome) = try await write(.device(change)) else {
+            throw StoreError("the writer answered a device change with another kind of outcome")
+        }
+        return outcome
+    }
+
+    public func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome {
+        guard case .subscription(let outcome) = try await write(.subscription(change)) else {
+            throw StoreError("the writer answered a subscription with another kind of outcome")
+        }
+        return outcome
+    }
+
+    public func submit(_ notification: NotificationSubmission) async throws -> NotificationOutcome {
+        guard case .notification(let outcome) = try await write(.notification(notification)) else {
+            throw StoreError("the writer answered a notification with another kind of outcome")
+        }
+        return outcome
+    }
+
+    private func write(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
+        guard !closed.load(ordering: .acquiring) else { throw StoreError("the store is closed") }
+        return try await writer.submit(write)
+    }
+
+    // MARK: Bindings, keys, health
+
+    public func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? {
+        let stored = try await perform {
+            try await client.query(
+                "SELECT public_key FROM wallet_keys WHERE wallet = \(bytea(wallet))", logger: logger
+            ).rows { try $0.bytes(0) }.first
+        }
+        guard let stored else { return nil }
+        do { return try PublicKey(bytes: stored) } catch { throw StoreError("stored public key is damaged") }
+    }
+
+    /// A key is written once per wallet: a wallet whose key is known (cached, or found by a read) costs
+    /// no write at all.
+    public func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws {
+        if writer.knownKeys.contains(wallet) { return }
+        try await perform {
+            try await client.query(
+                """
+                INSERT INTO wallet_keys (wallet, public_key, updated_at)
+                VALUES (\(bytea(wallet)), \(bytea(key.uncompressed)), \(now))
+                ON CONFLICT (wallet) DO NOTHING
+                """, logger: logger
+            ).rows { _ in () }
+        }
+        writer.knownKeys.insert([wallet])
+    }
+
+    public func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord] {
+        try await perform {
+            try await client.query(
+                """
+                SELECT platform, device_token, created_at, last_seen FROM bindings
+                WHERE wallet = \(bytea(wallet)) ORDER BY created_at, platform, device_token
+                """, logger: logger
+            ).rows { row in
+                DeviceBindingRecord(
+                    wallet: wallet, platform: try row.platform(0), deviceToken: try row.text(1),
+                    createdAt: try row.int(2), lastSeen: try row.int(3))
+            }
+        }
+    }
+
+    public func bindingCount() async throws -> Int {
+        try await count("SELECT count(*) FROM bindings")
+    }
+
+    public func checkHealth() async throws {
+        _ = try await count("SELECT 1")
+    }
+
+    /// Finishes the writes submitted, then closes the pool. Further calls fail.
+    public func close() async throws {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await writer.close()
+        runTask.cancel()
+        await runTask.value
+    }
+
+    // MARK: Helpers
+
+    func count(_ query: PostgresQuery) async throws -> Int {
+        Int(try await perform { try await client.query(query, logger: logger).integer() })
+    }
+
+    /// Runs one piece of database work outside the writer: again, after a deadlock or serialization
+    /// failure (it had no effect); any other failure becomes a `StoreError` that names no user data.
+    @discardableResult
+    func perform<T>(_ work: () async throws -> T) async throws -> T {
+        guard !closed.load(ordering: .acquiring) else { throw StoreError("the store is closed") }
+        var runs = 0
+        while true {
+            runs += 1
+            do {
+                return try await work()
+            } catch let error as StoreError {
+                throw error
+            } catch  where PostgresErrors.isTransient(error) && runs <= PostgresWriter.transientRetries {
+                continue
+            } catch {
+                throw StoreError("PostgreSQL at \(url): \(PostgresErrors.describe(error))")
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import HeraldCore
+import HeraldStore
+import PostgresNIO
+import Synchronization
+
+/// A bytea parameter. Always a `ByteBuffer`: postgres-nio would send a `[UInt8]` as an array of `"char"`.
+func bytea(_ bytes: [UInt8]) -> ByteBuffer { ByteBuffer(bytes: bytes) }
+
+func bytea(_ address: EthereumAddress) -> ByteBuffer { ByteBuffer(bytes: address.bytes) }
+
+/// One result row read by column index, every failure a thrown error (never a trap): the database
+/// is outside the process, and a damaged or unexpected value must not bring the server down.
+struct Columns {
+    private let row: PostgresRandomAccessRow
+
+    init(_ row: PostgresRow) { self.row = row.makeRandomAccess() }
+
+    var count: Int { row.count }
+
+    func int(_ index: Int) throws -> Int64 { try cell(index).decode(Int64.self) }
+
+    func optionalInt(_ index: Int) throws -> Int64? { try cell(index).decode(Int64?.self) }
+
+    func text(_ index: Int) throws -> String { try cell(index).decode(String.self) }
+
+    func optionalText(_ index: Int) throws -> String? { try cell(index).decode(String?.self) }
+
+    func bool(_ index: Int) throws -> Bool { try cell(index).decode(Bool.self) }
+
+    func bytes(_ index: Int) throws -> [UInt8] {
+        var buffer = try cell(index).decode(ByteBuffer.self)
+        return buffer.readBytes(length: buffer.readableBytes) ?? []
+    }
+
+    func address(_ index: Int) throws -> EthereumAddress {
+        do { return try EthereumAddress(bytes: try bytes(index)) } catch {
+            throw StoreError("a stored address is not 20 bytes")
+        }
+    }
+
+    func platform(_ index: Int) throws -> Platform {
+        guard let platform = Platform(rawValue: try text(index)) else { throw StoreError("unknown platform in store") }
+        return platform
+    }
+
+    private func cell(_ index: Int) throws -> PostgresCell {
+        guard index < row.count else { throw StoreError("a query returned \(row.count) columns, fewer than expected") }
+        return row[index]
+    }
+}
+
+extension PostgresRowSequence {
+    /// Every row, mapped; the mapping's errors propagate.
+    func rows<T>(_ map: (Columns) throws -> T) async throws -> [T] {
+        var result: [T] = []
+        for try await row in self { result.append(try map(Columns(row))) }
+        return result
+    }
+
+    /// The first column of the first row as an integer (a count), 0 when there is no row.
+    func integer() async throws -> Int64 {
+        try await rows { try $0.int(0) }.first ?? 0
+    }
+}
+
+/// 128 bits identifying a (signer, nonce) pair: keccak256(signer ‖ nonce as 32 bytes)[0..<16], the
+/// digest the SQLite store keeps too, so that both backends judge the same pair the same way.
+func nonceDigest(signer: EthereumAddress, nonce: UInt256) -> [UInt8] {
+    Array(Keccak256.hash(signer.bytes + nonce.bigEndianBytes).prefix(16))
+}
+
+/// The advisory lock key of a wallet: its first 8 bytes (an address is a hash, so these are as good as
+/// any hash of it). Writes lock their signer with it, so that the binding limit's count and the insert
+/// that follows are one step across every node.
+func walletLockKey(_ wallet: EthereumAddress) -> Int64 {
+    Int64(bitPattern: wallet.bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+}
+
+/// A bounded set of wallets whose public key is known to be stored. Only ever a shortcut: forgetting
+/// an entry costs one `INSERT … ON CONFLICT DO NOTHING`, never correctness (a wallet's key never changes).
+final class KnownWalletKeys: Sendable {
+    static let capacity = 100_000
+    private let wallets = Mutex<Set<EthereumAddress>>([])
+
+    func contains(_ wallet: EthereumAddress) -> Bool { wallets.withLock { $0.contains(wallet) } }
+
+    func insert(_ added: some Collection<EthereumAddress>) {
+        guard !added.isEmpty else { return }
+        wallets.withLock { wallets in
+            if wallets.count + added.count > Self.capacity { wallets.removeAll(keepingCapacity: true) }
+            wallets.formUnion(added)
+        }
+    }
+}
+
+/// How PostgreSQL errors are told apart and described.
+enum PostgresErrors {
+    /// SQLSTATE of a failure that running the same transaction again can cure: a deadlock with another
+    /// node's transaction, a serialization failure, a lock not available.
+    static func isTransient(_ error: any Error) -> Bool {
+        guard let state = sqlState(error) else { return false }
+        return state == "40P01" || state == "40001" || state == "55P03"
+    }
+
+    /// The server's SQLSTATE, also from inside a transaction's error (not from its COMMIT: a failed
+    /// COMMIT is never run again).
+    static func sqlState(_ error: any Error) -> String? {
+        if let error = error as? PostgresTransactionError {
+            return (error.closureError ?? error.beginError).flatMap(sqlState)
+        }
+        return (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// What went wrong, without the query's parameters (they hold user data) and without the
+    /// connection's password: the server's SQLSTATE and message, or the client's error code and cause.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? StoreError { return error.description }
+        if let error = error as? PostgresTransactionError {
+            if let closure = error.closureError { return describe(closure) }
+            if let commit = error.commitError { return "COMMIT failed: " + describe(commit) }
+            if let begin = error.beginError { return "BEGIN failed: " + describe(begin) }
+        }
+        if let error = error as? PostgresDecodingError {
+            let column = "\(error.columnName) (\(error.postgresType))"
+            return "cannot read column \(column) as \(error.targetType): \(error.code)"
+        }
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let info = error.serverInfo {
+            let state = info[.sqlState] ?? "?????"
+            // Not the detail: it may quote a failing row, which holds user data.
+            return "PostgreSQL error \(state): \(info[.message] ?? "no message")"
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}

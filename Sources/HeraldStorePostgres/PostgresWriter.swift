@@ -1,0 +1,205 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Group commit on PostgreSQL: writes that arrive while a batch is being written wait and go into the
+/// next one together, up to `maximumBatch` a transaction; every writer is answered only after its
+/// transaction's COMMIT returned (with `synchronous_commit` on, the WAL is flushed by then).
+///
+/// Writes are spread over a few lanes by signer, each lane one transaction at a time on one pooled
+/// connection. All writes of one signer go through one lane, so a node's lanes never wait on each
+/// other's signer locks; across nodes, each batch takes its signers' locks in key order.
+///
+/// A batch whose transaction fails is not answered with its failure as a whole: a deadlock or
+/// serialization failure (another node's batch) runs it again, and any other failure runs its writes
+/// one transaction each, so that one bad write fails alone. A failed COMMIT is answered as a failure
+/// to every write in it: whether it committed is unknown, and running it again could turn its
+/// outcomes into `replayed`.
+final class PostgresWriter: Sendable {
+    /// Smaller than SQLite's 512: a batch's writes run one after another, a few round trips each, with
+    /// its signers locked until COMMIT. 64 shares one WAL flush widely enough while keeping a batch to
+    /// milliseconds and its advisory locks (shared memory on the server) few.
+    static let maximumBatch = 64
+    /// Times a batch is run again after a transient failure before it is split.
+    static let transientRetries = 3
+
+    private let client: PostgresClient
+    private let logger: Logger
+    let knownKeys: KnownWalletKeys
+    private let lanes: [WriteLane]
+    private let committed = Atomic<Int>(0)
+
+    private let split = Atomic<Int>(0)
+
+    /// Transactions committed so far (a batch is one; tests read it to see writes share them).
+    var commits: Int { committed.load(ordering: .relaxed) }
+
+    /// Batches run again one write at a time after a failure that was not transient.
+    var splitBatches: Int { split.load(ordering: .relaxed) }
+
+    init(client: PostgresClient, lanes: Int, knownKeys: KnownWalletKeys, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        self.knownKeys = knownKeys
+        self.lanes = (0..<max(1, lanes)).map { _ in WriteLane() }
+    }
+
+    func submit(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
+        let lane = lanes[Int(UInt64(bitPattern: walletLockKey(write.signer)) % UInt64(lanes.count))]
+        return try await lane.submit(write) { [self] batch in await commit(batch) }
+    }
+
+    /// Finishes every batch submitted, then refuses new writes.
+    func close() async {
+        for lane in lanes { await lane.close() }
+    }
+
+    private func commit(_ batch: [WriteLane.Pending]) async {
+        var runs = 0
+        while true {
+            runs += 1
+            do {
+                let (outcomes, keys) = try await run(batch.map(\.write))
+                // Only now, committed, do the keys count as stored.
+                knownKeys.insert(keys)
+                for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
+                return
+            } catch BatchFailure.rolledBack(let error) {
+                if PostgresErrors.isTransient(error) && runs <= Self.transientRetries {
+                    logger.debug("write batch runs again", metadata: ["reason": "\(PostgresErrors.describe(error))"])
+                    continue
+                }
+                if batch.count > 1 {
+                    split.add(1, ordering: .relaxed)
+                    logger.warning(
+                        "write batch failed; its writes run one by one",
+                        metadata: ["writes": "\(batch.count)", "reason": "\(PostgresErrors.describe(error))"])
+                    for pending in batch { await commit([pending]) }
+                    return
+                }
+                fail(batch, error)
+                return
+            } catch {
+                fail(batch, error)
+                return
+            }
+        }
+    }
+
+    private func fail(_ batch: [WriteLane.Pending], _ error: any Error) {
+        let failure: StoreError
+        if case BatchFailure.commitFailed(let cause) = error {
+            failure = StoreError(
+                "write failed at COMMIT (it may or may not be stored): \(PostgresErrors.describe(cause))")
+        } else if case BatchFailure.rolledBack(let cause) = error {
+            failure = StoreError("write failed: \(PostgresErrors.describe(cause))")
+        } else {
+            failure = StoreError("write failed: \(PostgresErrors.describe(error))")
+        }
+        for pending in batch { pending.continuation.resume(throwing: failure) }
+    }
+
+    private enum BatchFailure: Error {
+        /// Nothing of the batch is stored.
+        case rolledBack(any Error)
+        /// COMMIT was sent and failed: the outcome is unknown.
+        case commitFailed(any Error)
+    }
+
+    /// One transaction for the whole batch.
+    private func run(_ writes: [PostgresWrite]) async throws -> ([PostgresWriteOutcome], Set<EthereumAddress>) {
+        let logger = self.logger
+        let knownKeys = self.knownKeys
+        return try await client.withConnection { connection in
+            var sql = PostgresWriteSQL(connection: connection, logger: logger, knownKeys: knownKeys)
+            var outcomes: [PostgresWriteOutcome] = []
+            outcomes.reserveCapacity(writes.count)
+            do {
+                try await connection.query("BEGIN", logger: logger)
+                try await sql.lockSigners(of: writes)
+                for write in writes { outcomes.append(try await sql.apply(write)) }
+            } catch {
+                // A dead connection has rolled back on the server's side already.
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw BatchFailure.rolledBack(error)
+            }
+            do {
+                try await connection.query("COMMIT", logger: logger)
+            } catch {
+                throw BatchFailure.commitFailed(error)
+            }
+            committed.add(1, ordering: .relaxed)
+            return (outcomes, sql.rememberedKeys)
+        }
+    }
+}
+
+/// A queue of writes and the one batch at a time that drains it.
+final class WriteLane: Sendable {
+    struct Pending: Sendable {
+        let write: PostgresWrite
+        let continuation: CheckedContinuation<PostgresWriteOutcome, any Error>
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var draining = false
+        var closed = false
+        var drained: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func submit(
+        _ write: PostgresWrite, commit: @escaping @Sendable ([Pending]) async -> Void
+    ) async throws -> PostgresWriteOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let start: Bool? = state.withLock { state in
+                guard !state.closed else { return nil }
+                state.pending.append(Pending(write: write, continuation: continuation))
+                if state.draining { return false }
+                state.draining = true
+                return true
+            }
+            switch start {
+            case nil: continuation.resume(throwing: StoreError("the store is closed"))
+            case true?: Task { await self.drain(commit) }
+            case false?: break
+            }
+        }
+    }
+
+    private func drain(_ commit: @Sendable ([Pending]) async -> Void) async {
+        while true {
+            let (batch, drained) = state.withLock { state -> ([Pending], [CheckedContinuation<Void, Never>]) in
+                guard !state.pending.isEmpty else {
+                    state.draining = false
+                    defer { state.drained = [] }
+                    return ([], state.drained)
+                }
+                let batch = Array(state.pending.prefix(PostgresWriter.maximumBatch))
+                state.pending.removeFirst(batch.count)
+                return (batch, [])
+            }
+            guard !batch.isEmpty else {
+                for waiter in drained { waiter.resume() }
+                return
+            }
+            await commit(batch)
+        }
+    }
+
+    /// Refuses new writes and returns once those submitted are answered.
+    func close() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state in
+                state.closed = true
+                if state.draining { state.drained.append(continuation) }
+                return !state.draining
+            }
+            if idle { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import PostgresNIO
+
+/// One write for the group-commit writer.
+enum PostgresWrite: Sendable {
+    case device(DeviceChange)
+    case subscription(SubscriptionChange)
+    case notification(NotificationSubmission)
+
+    /// The wallet whose signature the write carries: its nonce and its lock.
+    var signer: EthereumAddress {
+        switch self {
+        case .device(let change): return change.wallet
+        case .subscription(let change): return change.subscriber
+        case .notification(let submission): return submission.channel
+        }
+    }
+}
+
+enum PostgresWriteOutcome: Sendable {
+    case device(DeviceChangeOutcome)
+    case subscription(SubscriptionChangeOutcome)
+    case notification(NotificationOutcome)
+}
+
+/// The SQL of one write, inside its batch's transaction, which holds the advisory lock of every
+/// signer in the batch. Later writes of a batch see the earlier ones.
+///
+/// The nonce is spent first, by an insert into `nonces` whose key is the digest: a conflict is the
+/// `replayed` outcome and nothing else is done. A change then refused (over the binding limit, an
+/// unknown channel) deletes its nonce again, so that it spends nothing, as on SQLite.
+struct PostgresWriteSQL {
+    let connection: PostgresConnection
+    let logger: Logger
+    let knownKeys: KnownWalletKeys
+    /// Wallets whose key this batch stored (they join `knownKeys` once committed).
+    var rememberedKeys: Set<EthereumAddress> = []
+
+    init(connection: PostgresConnection, logger: Logger, knownKeys: KnownWalletKeys) {
+        self.connection = connection
+        self.logger = logger
+        self.knownKeys = knownKeys
+    }
+
+    mutating func apply(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
+        switch write {
+        case .device(let change): return .device(try await apply(change))
+        case .subscription(let change): return .subscription(try await apply(change))
+        case .notification(let submission): return .notification(try await submit(submission))
+        }
+    }
+
+    /// Takes the advisory locks of the batch's signers, in key order so that two nodes' batches never
+    /// wait on each other in a cycle.
+    func lockSigners(of writes: [PostgresWrite]) async throws {
+        let keys = Array(Set(writes.map { walletLockKey($0.signer) })).sorted()
+        try await run(
+            """
+            SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest(\(keys)::bigint[]) AS t(k) ORDER BY k) s
+            """)
+    }
+
+    mutating func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
+        let digest = nonceDigest(signer: change.wallet, nonce: change.nonce)
+        guard try await spend(digest, retainedUntil: change.nonceRetainedUntil) else { return .replayed }
+        let wallet = bytea(change.wallet)
+        let platform = change.platform.rawValue
+        let token = change.deviceToken
+        let limit = Int64(change.maxBindingsPerWallet)
+        let outcome: DeviceChangeOutcome
+        switch change.action {
+        case .register:
+            // Refresh, or insert under the limit (the signer's lock makes the count and the insert one
+            // step), with the setup confirmation queued if and only if the binding was created.
+            let counts =
+                try await connection.query(
+                    """
+                    WITH refreshed AS (
+                      UPDATE bindings SET last_seen = \(change.now)
+                      WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token) RETURNING 1),
+                    inserted AS (
+                      INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen)
+                      SELECT \(wallet), \(platform), \(token), \(change.now), \(change.now)
+                      WHERE NOT EXISTS (SELECT 1 FROM refreshed)
+                        AND (SELECT count(*) FROM bindings WHERE wallet = \(wallet)) < \(limit)
+                      RETURNING 1),
+                    confirmed AS (
+                      INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
+                      SELECT NULL, \(wallet), \(platform), \(token), \(change.now), \(change.now)
+                      FROM inserted WHERE \(change.queueSetupConfirmation) RETURNING 1)
+                    SELECT (SELECT count(*) FROM refreshed), (SELECT count(*) FROM inserted)
+                    """, logger: logger
+                ).rows { (try $0.int(0), try $0.int(1)) }.first ?? (0, 0)
+            if counts.0 > 0 {
+                outcome = .registered(created: false)
+            } else if counts.1 > 0 {
+                outcome = .registered(created: true)
+            } else {
+                try await unspend(digest)
+                return .overLimit
+            }
+        case .unregister:
+            let deleted = try await connection.query(
+                """
+                WITH deleted AS (
+                  DELETE FROM bindings WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
+                  RETURNING 1)
+                SELECT count(*) FROM deleted
+                """, logger: logger
+            ).integer()
+            outcome = deleted > 0 ? .unregistered : .absent
+        }
+        try await remember(change.publicKey, of: change.wallet, now: change.now)
+        return outcome
+    }
+
+    mutating func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome {
+        let digest = nonceDigest(signer: change.subscriber, nonce: change.nonce)
+        guard try await spend(digest, retainedUntil: change.nonceRetainedUntil) else { return .replayed }
+        let channel = bytea(change.channel)
+        let subscriber = bytea(change.subscriber)
+        let known = try await connection.query(
+            "SELECT count(*) FROM channels WHERE address = \(channel)", logger: logger
+        ).integer()
+        guard known > 0 else {
+            try await unspend(digest)
+            return .unknownChannel
+        }
+        let outcome: SubscriptionChangeOutcome
+        switch change.action {
+        case .subscribe:
+            let inserted = try await connection.query(
+                """
+                WITH inserted AS (
+                  INSERT INTO subscriptions (channel, subscriber, since)
+                  VALUES (\(channel), \(subscriber), \(change.now))
+                  ON CONFLICT (channel, subscriber) DO NOTHING RETURNING 1)
+                SELECT count(*) FROM inserted
+                """, logger: logger
+            ).integer()
+            outcome = .subscribed(created: inserted > 0)
+        case .unsubscribe:
+            let deleted = try await connection.query(
+                """
+                WITH deleted AS (
+                  DELETE FROM subscriptions WHERE channel = \(channel) AND subscriber = \(subscriber) RETURNING 1)
+                SELECT count(*) FROM deleted
+                """, logger: logger
+            ).integer()
+            outcome = .unsubscribed(existed: deleted > 0)
+        }
+        try await remember(change.publicKey, of: change.subscriber, now: change.now)
+        return outcome
+    }
+
+    /// Spends a nonce: false when it was spent already (by this node or any other).
+    func spend(_ digest: [UInt8], retainedUntil: Int64) async throws -> Bool {
+        let inserted = try await connection.query(
+            """
+            WITH inserted AS (
+              INSERT INTO nonces (digest, retained_until) VALUES (\(bytea(digest)), \(retainedUntil))
+              ON CONFLICT (digest) DO NOTHING RETURNING 1)
+            SELECT count(*) FROM inserted
+            """, logger: logger
+        ).integer()
+        return inserted > 0
+    }
+
+    /// Gives back a nonce this transaction spent, for a change that was refused.
+    func unspend(_ digest: [UInt8]) async throws {
+        try await run("DELETE FROM nonces WHERE digest = \(bytea(digest))")
+    }
+
+    /// Records a wallet's public key; the first one recorded stands (a wallet's key never changes).
+    mutating func remember(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws {
+        guard !rememberedKeys.contains(wallet) && !knownKeys.contains(wallet) else { return }
+        try await run(
+            """
+            INSERT INTO wallet_keys (wallet, public_key, updated_at)
+            VALUES (\(bytea(wallet)), \(bytea(key.uncompressed)), \(now))
+            ON CONFLICT (wallet) DO NOTHING
+            """)
+        rememberedKeys.insert(wallet)
+    }
+
+    func run(_ query: PostgresQuery) async throws {
+        for try await _ in try await connection.query(query, logger: logger) {}
+    }
+}
