@@ -149,6 +149,7 @@ let package = Package(
                 "HeraldServer",
                 "HeraldRelay",
                 "HeraldInbox",
+                "HeraldStorePostgres",
                 "HeraldTesting",
                 "CSecp256k1",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -35,6 +35,8 @@ import Testing
         #expect(configuration.rateLimit == 50 && configuration.rateBurst == 200)
         #expect(configuration.bodyLimit == 65_536 && configuration.maxBindingsPerWallet == 20)
         #expect(configuration.bindingExpiryDays == 270)
+        #expect(configuration.databasePoolSize == 16 && configuration.databaseConnectTimeoutSeconds == 10)
+        #expect(configuration.pushLeaseSeconds == 60)
         #expect(configuration.logLevel == .info && configuration.logFormat == .text)
         #expect(configuration == ServerConfiguration())
     }
@@ -96,7 +98,8 @@ import Testing
         (["--rate-limit", "-1"], "--rate-limit: must be a number"),
         (["--trusted-proxy", "10.0.0.0/33"], "--trusted-proxy: \"10.0.0.0/33\" is not an address or CIDR"),
         (["--log-format", "xml"], "--log-format: must be text or json"),
-        (["--database", "postgres://db/herald"], "--database: PostgreSQL is not supported yet"),
+        (["--database-pool-size", "0"], "--database-pool-size: must be an integer in 1…1000"),
+        (["--database-connect-timeout", "x"], "--database-connect-timeout: must be an integer in 1…600"),
         (["--max-bindings", "0"], "--max-bindings: must be an integer in 1…10000"),
         (["--setup-confirmation", "maybe"], "--setup-confirmation: must be true or false"),
     ])

@@ -10,7 +10,12 @@ public struct ServerConfiguration: Sendable, Equatable {
 
     public var host = "127.0.0.1"
     public var port = 8080
+    /// A SQLite file path, or a `postgres://` URL (several nodes on one database).
     public var databasePath = "./herald-data/herald.sqlite"
+    /// Connections per node to PostgreSQL.
+    public var databasePoolSize = 16
+    /// How long a node waits for PostgreSQL at start before it gives up (exit 1).
+    public var databaseConnectTimeoutSeconds = 10
     /// nil: `http://<host>:<port>`.
     public var audience: String?
     public var chainId = UInt256(1)

@@ -16,11 +16,17 @@ enum ServerSettings {
         },
         Setting("database", flag: "database", environment: "HERALD_DATABASE") {
             config, lookup throws(ConfigurationError) in
-            guard let database = try lookup.text() else { return }
-            if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-                throw lookup.invalid("PostgreSQL is not supported yet; use a SQLite file path")
-            }
-            config.databasePath = database
+            if let database = try lookup.text() { config.databasePath = database }
+        },
+        Setting("databasePoolSize", flag: "database-pool-size", environment: "HERALD_DATABASE_POOL_SIZE") {
+            config, lookup throws(ConfigurationError) in
+            if let size = try lookup.integer(in: 1...1000) { config.databasePoolSize = size }
+        },
+        Setting(
+            "databaseConnectTimeoutSeconds", flag: "database-connect-timeout",
+            environment: "HERALD_DATABASE_CONNECT_TIMEOUT"
+        ) { config, lookup throws(ConfigurationError) in
+            if let seconds = try lookup.integer(in: 1...600) { config.databaseConnectTimeoutSeconds = seconds }
         },
         Setting("audience", flag: "audience", environment: "HERALD_AUDIENCE") {
             config, lookup throws(ConfigurationError) in

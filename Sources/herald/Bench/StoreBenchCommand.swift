@@ -15,13 +15,14 @@ struct StoreBenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Number of registrations.") var changes: Int = 100_000
     @Option(name: .long, help: "Concurrent submitters.") var concurrency: Int = 64
     @Option(name: .long, help: "Distinct wallets (16 tokens each by default).") var wallets: Int?
-    @Option(name: .long, help: "Database file (default: a temporary one).") var database: String?
+    @Option(name: .long, help: "Database: a SQLite file or a postgres:// URL (default: a temporary SQLite file).")
+    var database: String?
 
     func run() async throws {
         let folder = NSTemporaryDirectory() + "herald-bench-store-\(UUID().uuidString)"
         let path = database ?? folder + "/bench.sqlite"
         defer { if database == nil { try? FileManager.default.removeItem(atPath: folder) } }
-        let store = try SQLiteHeraldStore(path: path)
+        let store = try await StoreFactory.open(path, poolSize: 16)
         let key = PrivateKey.generate()
         let walletCount = wallets ?? max(1, changes / 16)
         let addresses = try (0..<walletCount).map { _ in try EthereumAddress(bytes: SecureRandom.bytes(20)) }

@@ -15,18 +15,18 @@ struct ChannelCommand: AsyncParsableCommand {
 
 /// Which database: `--database`, else `HERALD_DATABASE`, else the server's default.
 struct DatabaseOption: ParsableArguments {
-    @Option(name: .long, help: "The server's SQLite database (HERALD_DATABASE; default ./herald-data/herald.sqlite).")
+    @Option(
+        name: .long,
+        help:
+            "The server's database: a SQLite file or a postgres:// URL (HERALD_DATABASE; default ./herald-data/herald.sqlite)."
+    )
     var database: String?
 
-    func open() throws -> SQLiteHeraldStore {
-        let path =
+    func open() async throws -> any HeraldStore {
+        let database =
             database ?? ProcessInfo.processInfo.environment["HERALD_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
             ?? "./herald-data/herald.sqlite"
-        do {
-            return try SQLiteHeraldStore(path: path)
-        } catch {
-            throw CLIError(.unexpected, "cannot open \(path): \(error)")
-        }
+        return try await StoreFactory.open(database, poolSize: 2)
     }
 }
 
@@ -65,7 +65,7 @@ struct ChannelAdd: AsyncParsableCommand {
         guard icon.unicodeScalars.count <= 255, url.unicodeScalars.count <= 255 else {
             throw CLIError(.usage, "--icon and --url hold at most 255 characters")
         }
-        let store = try storage.open()
+        let store = try await storage.open()
         let record = ChannelRecord(
             address: channel, name: name, icon: icon, url: url, createdAt: Int64(Date().timeIntervalSince1970))
         try await store.saveChannel(record)
@@ -81,7 +81,7 @@ struct ChannelList: AsyncParsableCommand {
     @OptionGroup var storage: DatabaseOption
 
     func run() async throws {
-        let store = try storage.open()
+        let store = try await storage.open()
         let channels = try await store.channels()
         try await store.close()
         if global.json {
@@ -105,7 +105,7 @@ struct ChannelRemove: AsyncParsableCommand {
 
     func run() async throws {
         let channel = try EthereumAddress.argument(address)
-        let store = try storage.open()
+        let store = try await storage.open()
         let removed = try await store.removeChannel(channel)
         try await store.close()
         guard removed else { throw CLIError(.usage, "no channel \(channel)") }
@@ -127,7 +127,7 @@ struct ChannelInvite: AsyncParsableCommand {
 
     func run() async throws {
         let channel = try EthereumAddress.argument(address)
-        let store = try storage.open()
+        let store = try await storage.open()
         let record = try await store.channel(channel)
         try await store.close()
         guard let record else { throw CLIError(.usage, "no channel \(channel); add it with `herald channel add`") }

@@ -10,7 +10,7 @@ import NIOPosix
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the verifier server (embedded SQLite by default).",
+        abstract: "Run the verifier server (embedded SQLite by default, or PostgreSQL for several nodes).",
         discussion: """
             Precedence: flag, then HERALD_* environment variable, then --config FILE (YAML or JSON), then the \
             default. With no configuration at all it listens on 127.0.0.1:8080 with ./herald-data/herald.sqlite.
@@ -43,13 +43,12 @@ struct ServeCommand: AsyncParsableCommand {
         // a request's handler then continues on the thread that read it, with no hand-off and back.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let logger = Self.bootstrapLogging(configuration)
-        let store: SQLiteHeraldStore
-        do {
-            store = try SQLiteHeraldStore(path: configuration.databasePath, logger: logger)
-            let released = try await store.releaseClaims()
+        let store = try await StoreFactory.open(
+            configuration.databasePath, poolSize: configuration.databasePoolSize,
+            connectTimeoutSeconds: configuration.databaseConnectTimeoutSeconds, logger: logger)
+        if let embedded = store as? SQLiteHeraldStore {
+            let released = try await embedded.releaseClaims()
             if released > 0 { logger.info("push outbox: \(released) claims of an earlier run released") }
-        } catch {
-            throw CLIError(.unexpected, "\(error)")
         }
         let providers: PushProviders
         do {
@@ -65,7 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
             // One line on stdout that scripts (and tests, with --port 0) can read.
             let line =
                 "herald listening on http://\(host):\(port) audience=\(settled.effectiveAudience) "
-                + "chainId=\(settled.chainId) database=\(settled.databasePath)\n"
+                + "chainId=\(settled.chainId) database=\(StoreFactory.describe(settled.databasePath))\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
         do {

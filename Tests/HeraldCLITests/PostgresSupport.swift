@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// A database of its own on the PostgreSQL server the test run started (`HERALD_TEST_POSTGRES_URL`,
+/// set by `make test`'s postgres stage), read and dropped with `psql`.
+struct PostgresDatabase {
+    /// The server's URL, nil when the run started none (then the PostgreSQL tests do not run, and
+    /// `make test` has said so loudly: it only leaves the stage out with HERALD_SKIP_POSTGRES=1).
+    static let serverURL: String? = {
+        let url = ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES_URL"] ?? ""
+        return url.isEmpty ? nil : url
+    }()
+
+    static var available: Bool { serverURL != nil }
+
+    let url: String
+    private let adminURL: String
+    private let name: String
+
+    init() throws {
+        let server = try #require(Self.serverURL, "HERALD_TEST_POSTGRES_URL is not set")
+        name = "herald_cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        adminURL = server
+        // The server URL names database `herald`; this test's database replaces it.
+        let parts = server.split(separator: "?", maxSplits: 1)
+        let base = String(parts[0])
+        let query = parts.count > 1 ? "?" + parts[1] : ""
+        url = String(base[..<(base.lastIndex(of: "/") ?? base.endIndex)]) + "/" + name + query
+        _ = try Self.psql(adminURL, "CREATE DATABASE \(name)")
+    }
+
+    /// One query's rows, `|`-separated columns.
+    func query(_ sql: String) throws -> [String] {
+        try Self.psql(url, sql).split(separator: "\n").map(String.init)
+    }
+
+    func drop() {
+        _ = try? Self.psql(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    static func psql(_ url: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let problem = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PsqlFailure(message: String(decoding: problem, as: UTF8.self))
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    struct PsqlFailure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { "psql: \(message)" }
+    }
+}
