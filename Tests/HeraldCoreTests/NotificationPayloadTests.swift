@@ -64,6 +64,9 @@ import Testing
         #expect(
             code(Self.payload(type: "2", recipients: "{\"\(Self.alice)\":{\"secret\":\"abc\"}}")) == .invalidPayload)
         #expect(code(Self.payload(type: "1", recipients: nil, data: #""amsg":5"#)) == .invalidPayload)
+        // U+0000, which JSON can spell and PostgreSQL text cannot store, in any text field.
+        #expect(code(#"{"notification":{"title":"a\u0000b","body":"b"},"data":{"type":"1"}}"#) == .invalidPayload)
+        #expect(code(Self.payload(type: "1", recipients: nil, data: #""amsg":"x\u0000""#)) == .invalidPayload)
         let many = (0...1000).map { "\"0x" + String(format: "%040x", $0 + 1) + "\":null" }.joined(separator: ",")
         #expect(code(Self.payload(type: "4", recipients: "{\(many)}")) == .invalidPayload)
     }
