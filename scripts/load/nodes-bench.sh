@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Registrations per second with wrk (POST /v1/devices, pre-signed bodies, 64 connections, 10 s) against
+# one node on SQLite, one node on PostgreSQL and two nodes on one PostgreSQL (wrk spreading 32
+# connections over each), in one run, on one throwaway PostgreSQL cluster; then the statements and
+# round trips PostgreSQL saw per registration, from pg_stat_statements.
+#
+# Usage: scripts/load/nodes-bench.sh [HERALD_BINARY] [SECONDS]   (default .build/release/herald, 10)
+# Needs wrk (Debian: apt-get install wrk) and PostgreSQL (scripts/postgres/cluster.sh installs it).
+set -euo pipefail
+
+herald="${1:-.build/release/herald}"
+seconds="${2:-10}"
+# Bodies per run: more than a run can send (a body sent twice is a 409).
+per_run="${HERALD_BENCH_BODIES:-150000}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/herald-nodes-bench.XXXXXX")"
+cleanup() {
+    [[ -f "$work/pids" ]] && kill $(cat "$work/pids") 2> /dev/null || true
+    sleep 1
+    "$root/scripts/postgres/cluster.sh" stop "$work/postgres" > /dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+command -v wrk > /dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
+
+server_url="$("$root/scripts/postgres/cluster.sh" start "$work/postgres")"
+admin() { psql "$server_url" -v ON_ERROR_STOP=1 -Atq -c "$1"; }
+database_url() { echo "${server_url/\/herald\?//$1?}"; }
+
+# serve NAME DATABASE: starts a node, prints its URL.
+serve() {
+    "$herald" serve --port 0 --database "$2" --audience herald-bench --rate-limit 0 --log-level error \
+        --setup-confirmation false > "$work/$1.out" 2> "$work/$1.err" &
+    echo $! >> "$work/pids"
+    echo $! > "$work/$1.pid"
+    for _ in $(seq 1 200); do
+        url="$(sed -n 's/^herald listening on \(http:[^ ]*\) .*/\1/p' "$work/$1.out")"
+        [[ -n "$url" ]] && { echo "$url"; return; }
+        sleep 0.1
+    done
+    echo "node $1 did not start:" >&2
+    cat "$work/$1.err" >&2
+    exit 1
+}
+
+# Bodies signed once for the audience every node shares; each run takes fresh ones (a replay is a 409).
+echo "signing bodies…" >&2
+first="$(serve signer "$work/signer.sqlite")"
+"$herald" bench register --server "$first" --requests $((per_run * 3)) --write-bodies "$work/all.jsonl" --sign-only \
+    > /dev/null
+kill "$(cat "$work/signer.pid")"
+split -l "$per_run" -d "$work/all.jsonl" "$work/bodies."
+
+# wrk_run LABEL BODIES URL...: 64 connections split over the URLs; prints requests/s summed and the worst p99.
+wrk_run() {
+    local label="$1" bodies="$2"
+    shift 2
+    local count=$# per=$((64 / $#)) i=0 pids=()
+    for url in "$@"; do
+        sed -n "$((i + 1))~${count}p" "$bodies" > "$work/part.$i"
+        wrk -t1 -c"$per" -d"${seconds}s" --latency -s "$root/scripts/load/register.lua" "$url" -- "$work/part.$i" \
+            > "$work/wrk.$i" &
+        pids+=($!)
+        i=$((i + 1))
+    done
+    wait "${pids[@]}"
+    local rate=0 p99=""
+    for ((i = 0; i < count; i++)); do
+        rate="$(awk -v sum="$rate" '/^Requests\/sec/ { print sum + $2 }' "$work/wrk.$i")"
+        p99="$p99 $(awk '$1 == "99%" { print $2 }' "$work/wrk.$i")"
+        grep -q "Non-2xx" "$work/wrk.$i" && echo "  ($label: $(grep Non-2xx "$work/wrk.$i"))"
+    done
+    printf '%-34s %8.0f registrations/s   p99%s\n' "$label" "$rate" "$p99"
+}
+
+sqlite="$(serve sqlite "$work/bench.sqlite")"
+wrk_run "one node, SQLite" "$work/bodies.00" "$sqlite"
+
+admin "CREATE DATABASE one"
+one="$(serve pg1 "$(database_url one)")"
+psql "$(database_url one)" -Atq -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" > /dev/null
+wrk_run "one node, PostgreSQL" "$work/bodies.01" "$one"
+registered="$(psql "$(database_url one)" -Atq -c "SELECT COUNT(*) FROM bindings")"
+psql "$(database_url one)" -Atq -F ' ' -c "
+    SELECT round(sum(calls)::numeric / $registered, 2),
+           round(sum(calls) FILTER (WHERE query ILIKE 'COMMIT%')::numeric / $registered, 3)
+    FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'one')" |
+    while read -r statements commits; do
+        echo "  PostgreSQL per registration: $statements statements, $commits commits ($registered registered)"
+    done
+
+admin "CREATE DATABASE two"
+a="$(serve pgA "$(database_url two)")"
+b="$(serve pgB "$(database_url two)")"
+wrk_run "two nodes, one PostgreSQL" "$work/bodies.02" "$a" "$b"
