@@ -61,3 +61,24 @@ struct PostgresDatabase {
         var description: String { "psql: \(message)" }
     }
 }
+
+/// The databases an end-to-end test runs on: SQLite always, PostgreSQL too when the run has a server.
+enum TestBackend: String, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    static var available: [TestBackend] { PostgresDatabase.available ? [.sqlite, .postgres] : [.sqlite] }
+
+    var testDescription: String { rawValue }
+
+    /// A fresh database for one test: its `--database` value, and how to drop it afterwards.
+    func make(_ label: String) throws -> (database: String, drop: @Sendable () -> Void) {
+        switch self {
+        case .sqlite:
+            let folder = NSTemporaryDirectory() + "herald-\(label)-\(UUID().uuidString)"
+            return (folder + "/herald.sqlite", { try? FileManager.default.removeItem(atPath: folder) })
+        case .postgres:
+            let database = try PostgresDatabase()
+            return (database.url, { database.drop() })
+        }
+    }
+}

@@ -23,14 +23,24 @@ import FoundationNetworking
         let fcm: FakeFCM
         var server: ServerProcess
         let subscriber: CLIRunner
-        var database: String { folder + "/herald.sqlite" }
+        /// A SQLite file in `folder`, or a PostgreSQL database's URL.
+        let database: String
+        private let dropDatabase: @Sendable () -> Void
 
-        init() async throws {
+        init(_ backend: TestBackend = .sqlite) async throws {
             apnsFixture = try await APNsFixture(folder: folder)
             fcm = try FakeFCM()
             try await fcm.start()
             try Data(fcm.serviceAccountJSON).write(to: URL(fileURLWithPath: folder + "/service-account.json"))
-            server = try ServerProcess(databasePath: folder + "/herald.sqlite", extraArguments: [])
+            if backend == .sqlite {
+                database = folder + "/herald.sqlite"
+                dropDatabase = {}
+            } else {
+                let made = try backend.make("relay")
+                database = made.database
+                dropDatabase = made.drop
+            }
+            server = try ServerProcess(databasePath: database, extraArguments: [])
             subscriber = try CLIRunner()
             server = try ServerProcess(databasePath: database, extraArguments: serverArguments)
             try await server.start()
@@ -99,6 +109,7 @@ import FoundationNetworking
             fcm.stop()
             subscriber.cleanUp()
             try? FileManager.default.removeItem(atPath: folder)
+            dropDatabase()
         }
     }
 
@@ -112,8 +123,9 @@ import FoundationNetworking
         return try await condition()
     }
 
-    @Test func typeThreeAndTypeTwoReachBothFakesWithTheRightHeadersTokensAndBodies() async throws {
-        let setup = try await Setup()
+    @Test(arguments: TestBackend.available)
+    func typeThreeAndTypeTwoReachBothFakesWithTheRightHeadersTokensAndBodies(_ backend: TestBackend) async throws {
+        let setup = try await Setup(backend)
         defer { setup.finish() }
         let subscriber = try setup.subscriberAddress
         // Each new binding got its setup confirmation.

@@ -10,8 +10,10 @@ import Testing
         output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func aSecretMessageFromChannelToSubscriberInbox() async throws {
-        let database = NSTemporaryDirectory() + "herald-trip-\(UUID().uuidString)/herald.sqlite"
+    @Test(arguments: TestBackend.available)
+    func aSecretMessageFromChannelToSubscriberInbox(_ backend: TestBackend) async throws {
+        let (database, drop) = try backend.make("trip")
+        defer { drop() }
         let server = try ServerProcess(databasePath: database)
         try await server.start()
         defer { server.kill(SIGKILL) }
@@ -81,11 +83,20 @@ import Testing
         #expect(item["wallet"] == .string(subscriberAddress))
 
         // Plaintext never reached the disk: not in the cache, its WAL, or the server's database.
-        for file in try Self.files(under: subscriber.home)
-            + Self.files(under: URL(fileURLWithPath: database).deletingLastPathComponent())
-        {
+        let serverFiles =
+            backend == .sqlite ? try Self.files(under: URL(fileURLWithPath: database).deletingLastPathComponent()) : []
+        for file in try Self.files(under: subscriber.home) + serverFiles {
             let bytes = try Data(contentsOf: file)
             #expect(bytes.range(of: Data(secretText.utf8)) == nil, "plaintext found in \(file.path)")
+        }
+        if backend == .postgres {
+            let stored = try PostgresDatabase.psql(
+                database,
+                """
+                SELECT count(*) FROM notifications n JOIN feed_items f ON f.notification = n.id
+                WHERE position('Dispute 88' in n.title || n.body || n.asub || n.amsg || n.acta || f.secret) > 0
+                """)
+            #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "plaintext in PostgreSQL")
         }
     }
 
