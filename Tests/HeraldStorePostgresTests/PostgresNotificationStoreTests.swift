@@ -1,7 +1,7 @@
-import HeraldCore
 import HeraldStore
 import Testing
 
+@testable import HeraldCore
 @testable import HeraldStorePostgres
 
 /// The behaviours of `NotificationStoreTests` (items, pushes, feeds, outbox, claims), on PostgreSQL.
@@ -222,15 +222,19 @@ struct PostgresNotificationStoreTests {
         }
     }
 
-    /// PostgreSQL's text cannot hold U+0000, which JSON's `\u0000` can: such a notification is refused
-    /// by the server, and only it fails; the writes that shared its batch (same signer, so same lane)
-    /// commit.
+    /// A write the PostgreSQL server refuses fails alone; the writes that shared its batch (same signer,
+    /// so same lane) commit. The refusal here: U+0000, which PostgreSQL's text cannot hold. HeraldCore's
+    /// parser refuses it before any store (invalid_payload), so the payload is built past the parser.
     @Test func aWriteThePostgreSQLServerRefusesFailsAloneInItsBatch() async throws {
         try await TestDatabase.with { database in
             let store = try await database.open()
             try await Fixtures.seed(store, subscribers: 1)
-            let refused = try Fixtures.submission(
-                NotificationDraft(title: "nul \u{0000} here", body: "b").broadcastPayload(), nonce: 50)
+            let nul = NotificationPayload(
+                kind: .broadcast, title: "nul \u{0000} here", body: "b", subject: "", message: "", callToAction: "",
+                image: "", recipients: [])
+            let refused = NotificationSubmission(
+                channel: Fixtures.other.address, publicKey: Fixtures.other.publicKey, payload: nul,
+                nonce: UInt256(50), nonceRetainedUntil: 4_000_000_000, now: 1_000, epoch: 5_000)
             // Until a batch holds the refused write and others (the first write may go alone).
             var rounds = 0
             while store.writer.splitBatches == 0 && rounds < 20 {
