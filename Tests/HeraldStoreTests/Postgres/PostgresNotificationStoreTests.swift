@@ -222,46 +222,6 @@ struct PostgresNotificationStoreTests {
         }
     }
 
-    /// PostgreSQL's text cannot hold U+0000, which JSON's `\u0000` can: such a notification is refused
-    /// by the server, and only it fails; the writes that shared its batch (same signer, so same lane)
-    /// commit.
-    @Test func aWriteThePostgreSQLServerRefusesFailsAloneInItsBatch() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
-            try await Fixtures.seed(store, subscribers: 1)
-            let refused = try Fixtures.submission(
-                NotificationDraft(title: "nul \u{0000} here", body: "b").broadcastPayload(), nonce: 50)
-            // Until a batch holds the refused write and others (the first write may go alone).
-            var rounds = 0
-            while store.writer.splitBatches == 0 && rounds < 20 {
-                rounds += 1
-                let base = UInt64(1_000 * rounds)
-                let results = await withTaskGroup(of: (Int, Bool).self) { group in
-                    for index in 0..<40 {
-                        group.addTask {
-                            let change = Fixtures.change(
-                                key: Fixtures.other, token: Fixtures.token(index), nonce: base + UInt64(index),
-                                max: 100)
-                            return (index, (try? await store.apply(change)) != nil)
-                        }
-                        if index == 20 { group.addTask { (-1, (try? await store.submit(refused)) != nil) } }
-                    }
-                    return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
-                }
-                #expect(results[-1] == false, "the refused notification fails")
-                #expect(results.filter { $0.key >= 0 && $0.value }.count == 40, "every other write commits")
-            }
-            #expect(store.writer.splitBatches > 0, "the refused write shared a batch")
-            #expect(try await store.bindings(of: Fixtures.other.address).count == 40)
-            // Nothing of the refused one was stored, its nonce included.
-            #expect(
-                try await store.feed(of: Fixtures.subscriber(0).address, spam: false, limit: 5, offset: 0).total == 0)
-            let fixed = try Fixtures.submission(
-                NotificationDraft(title: "no nul", body: "b").broadcastPayload(), nonce: 50)
-            #expect(try await store.submit(fixed) != .replayed)
-        }
-    }
-
     /// Reads see every commit made before them, and pages come newest first with the whole set's size.
     @Test func everyReadSeesTheLatestCommitAndFeedsPageNewestFirst() async throws {
         try await TestDatabase.with { database in

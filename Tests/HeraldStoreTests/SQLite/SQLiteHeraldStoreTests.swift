@@ -23,22 +23,6 @@ struct TemporaryStore {
     }
 }
 
-enum Fixtures {
-    static let key = try! PrivateKey(hex: "0x107be946709e41b7895eea9f2dacf998a0a9124acbb786f0fd1a826101581a07")
-
-    static func change(
-        _ action: DeviceChange.Action = .register, key: PrivateKey = key,
-        token: String = String(repeating: "ab", count: 32),
-        platform: Platform = .ios, nonce: UInt64, now: Int64 = 1_000, retainedUntil: Int64 = 2_000, max: Int = 20
-    ) -> DeviceChange {
-        DeviceChange(
-            action: action, wallet: key.address, platform: platform, deviceToken: token, publicKey: key.publicKey,
-            nonce: UInt256(nonce), nonceRetainedUntil: retainedUntil, now: now, maxBindingsPerWallet: max)
-    }
-
-    static func token(_ index: Int) -> String { String(format: "%064x", index) }
-}
-
 @Suite struct SQLiteHeraldStoreTests {
     @Test func registerRefreshUnregisterAndAbsent() async throws {
         let temp = try TemporaryStore()
@@ -171,8 +155,10 @@ enum Fixtures {
             try await reopened.apply(Fixtures.change(nonce: 2, retainedUntil: future)) == .registered(created: false))
         try await reopened.close()
 
+        // Tests/HeraldStoreTests/SQLite/this file: four levels below the package.
         let schemaFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Schemas/sql/0001_initial.sql")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "Schemas/sql/0001_initial.sql")
         for (identifier, sql) in Migrations.all {
             let file = identifier + ".sql"
             let url = schemaFile.deletingLastPathComponent().appendingPathComponent(file)
