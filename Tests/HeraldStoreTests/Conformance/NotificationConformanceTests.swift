@@ -2,14 +2,11 @@ import HeraldCore
 import HeraldStore
 import Testing
 
-@testable import HeraldStorePostgres
-
-/// The behaviours of `NotificationStoreTests` (items, pushes, feeds, outbox, claims), on PostgreSQL.
-@Suite(.enabled(if: PostgresTestServer.isConfigured, "set \(PostgresTestServer.variable) to test PostgreSQL"))
-struct PostgresNotificationStoreTests {
-    @Test func aBroadcastCommitsItemsPushesAndTheNonceTogether() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
+/// Notifications of types 1 to 4, spam, feeds and sids: the `HeraldStore` contract, on every backend.
+@Suite struct NotificationConformanceTests {
+    @Test(arguments: StoreBackend.available)
+    func aBroadcastCommitsItemsPushesAndTheNonceTogether(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
             try await Fixtures.seed(store, subscribers: 20)
             let draft = NotificationDraft(title: "All", body: "hands")
             let outcome = try await store.submit(Fixtures.submission(draft.broadcastPayload(), nonce: 7))
@@ -36,9 +33,9 @@ struct PostgresNotificationStoreTests {
 
     /// Type 2: the generic title and body, each recipient's own secret (lowercased); a recipient who does
     /// not follow the channel gets the item as spam and no push.
-    @Test func aSecretMessageIsGenericAndAStrangerGetsSpamWithoutPush() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
+    @Test(arguments: StoreBackend.available)
+    func aSecretMessageIsGenericAndAStrangerGetsSpamWithoutPush(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
             try await Fixtures.seed(store, subscribers: 1)
             let follower = Fixtures.subscriber(0).address
             let stranger = Fixtures.subscriber(7).address
@@ -74,9 +71,59 @@ struct PostgresNotificationStoreTests {
         }
     }
 
-    @Test func everythingSurvivesReopeningAndSidsAreNeverReused() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
+    /// Types 3 and 4 reach their named recipients only, one sid each in recipient order, every field as
+    /// sent; a recipient who does not follow the channel gets the item as spam and no push.
+    @Test(arguments: StoreBackend.available)
+    func aTargetedOrSubsetMessageReachesOnlyItsRecipients(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 3)
+            let (first, second) = (Fixtures.subscriber(0).address, Fixtures.subscriber(1).address)
+            let stranger = Fixtures.subscriber(7).address
+            let draft = NotificationDraft(
+                title: "T", body: "B", subject: "S", message: "M", callToAction: "https://a.example",
+                image: "https://i.example/x.png")
+            let one = try await store.submit(Fixtures.submission(draft.targetedPayload(to: [second]), nonce: 3))
+            guard case .accepted(let targeted) = one else {
+                Issue.record("not accepted: \(one)")
+                return
+            }
+            #expect(targeted.sids.count == 1 && targeted.pushes == 1 && targeted.spam == 0)
+            let item = try #require(try await store.feed(of: second, spam: false, limit: 5, offset: 0).entries.first)
+            #expect(
+                item.notification
+                    == DeliveredNotification(
+                        kind: .targeted, sid: targeted.sids[0], epoch: 5_000, title: "T", body: "B", app: "Desk",
+                        icon: "i", url: "u", secret: "", subject: "S", message: "M",
+                        callToAction: "https://a.example", image: "https://i.example/x.png"))
+            #expect(try await store.feed(of: first, spam: false, limit: 5, offset: 0).total == 0)
+
+            let several = try await store.submit(
+                Fixtures.submission(draft.targetedPayload(to: [second, stranger, first]), nonce: 4))
+            guard case .accepted(let subset) = several else {
+                Issue.record("not accepted: \(several)")
+                return
+            }
+            #expect(subset.sids.count == 3 && subset.spam == 1 && subset.pushes == 2)
+            var recipients: [EthereumAddress] = []
+            for sid in subset.sids { recipients.append(try #require(try await store.pushReport(sid: sid)).recipient) }
+            #expect(recipients == [second, stranger, first], "one sid per recipient, in recipient order")
+            #expect(try await store.pushReport(sid: subset.sids[1])?.pushes == [], "no push for spam")
+            let firstItem = try #require(
+                try await store.feed(of: first, spam: false, limit: 5, offset: 0).entries.first)
+            #expect(firstItem.notification.kind == .subset && firstItem.notification.sid == subset.sids[2])
+            #expect(try await store.feed(of: stranger, spam: false, limit: 5, offset: 0).total == 0)
+            #expect(try await store.feed(of: stranger, spam: true, limit: 5, offset: 0).total == 1)
+            #expect(try await store.feed(of: second, spam: false, limit: 5, offset: 0).total == 2)
+            let due = try await store.duePushes(now: 1_000, limit: 10)
+            #expect(due.count == 3 && due.filter { $0.wallet == second }.count == 2)
+            #expect(due.filter { $0.wallet == first }.count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func everythingSurvivesReopeningAndSidsAreNeverReused(_ backend: StoreBackend) async throws {
+        try await backend.withDatabase { database in
+            let store = try await database.openStore()
             try await Fixtures.seed(store, subscribers: 2)
             let draft = NotificationDraft(title: "t", body: "b")
             guard
@@ -86,7 +133,7 @@ struct PostgresNotificationStoreTests {
             try await store.close()
             // Deleting the newest items (as an operator might) must not let their sids come back.
             try await database.execute("DELETE FROM feed_items")
-            let reopened = try await database.open()
+            let reopened = try await database.openStore()
             #expect(try await reopened.submit(Fixtures.submission(draft.broadcastPayload(), nonce: 1)) == .replayed)
             guard
                 case .accepted(let second) = try await reopened.submit(
@@ -97,9 +144,9 @@ struct PostgresNotificationStoreTests {
         }
     }
 
-    @Test func concurrentSendsWithOneNonceCommitOnce() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
+    @Test(arguments: StoreBackend.available)
+    func concurrentSendsWithOneNonceCommitOnce(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
             try await Fixtures.seed(store, subscribers: 3)
             let submission = try Fixtures.submission(
                 NotificationDraft(title: "t", body: "b").targetedPayload(to: [Fixtures.subscriber(0).address]),
@@ -114,101 +161,9 @@ struct PostgresNotificationStoreTests {
         }
     }
 
-    @Test func recordedResultsMoveAPushOutOfTheQueueOnce() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
-            try await Fixtures.seed(store, subscribers: 1)
-            _ = try await store.submit(
-                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 3))
-            let push = try #require(try await store.duePushes(now: 1_000, limit: 1).first)
-            try await store.record([PushAttemptResult(id: push.id, disposition: .retry(at: 1_050), error: "503")])
-            #expect(try await store.duePushes(now: 1_049, limit: 1).isEmpty)
-            #expect(try await store.duePushes(now: 1_050, limit: 1).first?.attempts == 1)
-            try await store.record([PushAttemptResult(id: push.id, disposition: .sent)])
-            // A late duplicate result cannot bring a sent push back.
-            try await store.record([PushAttemptResult(id: push.id, disposition: .retry(at: 1_060))])
-            #expect(try await store.pushCounts() == ["sent": 1])
-            let report = try await store.pushReport(sid: try #require(push.sid))
-            #expect(report?.pushes == [PushReport.Push(platform: .ios, status: "sent", attempts: 2, lastError: "503")])
-            // Twice in one call: recorded in order, as on SQLite.
-            _ = try await store.apply(Fixtures.change(token: Fixtures.token(77), nonce: 9, confirm: true))
-            let confirmation = try #require(try await store.duePushes(now: 1_000, limit: 1).first)
-            try await store.record([
-                PushAttemptResult(id: confirmation.id, disposition: .retry(at: 1_010), error: "429"),
-                PushAttemptResult(id: confirmation.id, disposition: .failed, error: "400"),
-            ])
-            #expect(try await store.pushCounts() == ["sent": 1, "failed": 1])
-        }
-    }
-
-    @Test func aClaimedPushIsNotClaimedAgainUntilItsLeasePassesOrItsOutcomeIsRecorded() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
-            try await Fixtures.seed(store, subscribers: 3)
-            _ = try await store.submit(
-                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 5))
-            let first = try await store.claimDuePushes(
-                now: 1_000, limit: 2, platforms: nil, owner: "a", leaseUntil: 1_060)
-            #expect(first.count == 2)
-            let second = try await store.claimDuePushes(
-                now: 1_001, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_061)
-            #expect(second.count == 1, "only the one unclaimed push")
-            #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
-            #expect(second.first?.notification?.title == "t", "a claim carries the content, as duePushes does")
-            #expect(
-                try await store.claimDuePushes(now: 1_059, limit: 5, platforms: nil, owner: "b", leaseUntil: 2_000)
-                    .isEmpty)
-            #expect(try await store.duePushes(now: 1_000, limit: 10).count == 3, "a plain read sees claimed pushes")
-
-            // An outcome ends the claim: a retry is claimable when due, whoever claimed it before.
-            try await store.record([PushAttemptResult(id: first[0].id, disposition: .retry(at: 1_010))])
-            let retried = try await store.claimDuePushes(
-                now: 1_010, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_070)
-            #expect(retried.map(\.id) == [first[0].id] && retried.first?.attempts == 1)
-
-            // A claim whose holder died lapses with its lease.
-            let lapsed = try await store.claimDuePushes(
-                now: 1_060, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_120)
-            #expect(lapsed.map(\.id) == [first[1].id])
-        }
-    }
-
-    @Test func claimsTakeOnlyTheirLanesPlatforms() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
-            try await Fixtures.seed(store, subscribers: 2)
-            _ = try await store.submit(
-                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 6))
-            let android = try await store.claimDuePushes(
-                now: 1_000, limit: 10, platforms: [.android], owner: "a", leaseUntil: 1_060)
-            #expect(android.isEmpty, "every binding here is ios")
-            let ios = try await store.claimDuePushes(
-                now: 1_000, limit: 10, platforms: [.ios, .iosSandbox], owner: "a", leaseUntil: 1_060)
-            #expect(ios.count == 2)
-            #expect(try await database.integers("SELECT count(*) FROM push_outbox WHERE claimed_by = 'a'") == [2])
-        }
-    }
-
-    @Test func onlyFinishedPushesArePruned() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
-            try await Fixtures.seed(store, subscribers: 3)
-            _ = try await store.submit(
-                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 4))
-            let due = try await store.duePushes(now: 1_000, limit: 10)
-            try await store.record([
-                PushAttemptResult(id: due[0].id, disposition: .sent),
-                PushAttemptResult(id: due[1].id, disposition: .failed, error: "400"),
-            ])
-            #expect(try await store.pruneFinishedPushes(queuedBefore: 1_000) == 0, "queued at 1000: not before")
-            #expect(try await store.pruneFinishedPushes(queuedBefore: 1_001) == 2)
-            #expect(try await store.pushCounts() == ["queued": 1], "a queued push stays, however old")
-        }
-    }
-
-    @Test func aRemovedChannelKeepsItsItemsButCannotSend() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
+    @Test(arguments: StoreBackend.available)
+    func aRemovedChannelKeepsItsItemsButCannotSend(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
             try await Fixtures.seed(store, subscribers: 1)
             let draft = NotificationDraft(title: "t", body: "b")
             _ = try await store.submit(Fixtures.submission(draft.broadcastPayload(), nonce: 1))
@@ -222,10 +177,11 @@ struct PostgresNotificationStoreTests {
         }
     }
 
-    /// Reads see every commit made before them, and pages come newest first with the whole set's size.
-    @Test func everyReadSeesTheLatestCommitAndFeedsPageNewestFirst() async throws {
-        try await TestDatabase.with { database in
-            let store = try await database.open()
+    /// Reads see every commit made before them (a statement left active on a SQLite reader once pinned it
+    /// to an old snapshot), and pages come newest first with the whole set's size.
+    @Test(arguments: StoreBackend.available)
+    func everyReadSeesTheLatestCommitAndFeedsPageNewestFirst(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
             try await Fixtures.seed(store, subscribers: 1)
             let wallet = Fixtures.subscriber(0).address
             for round in 1...6 {
