@@ -178,16 +178,13 @@ let package = Package(
             dependencies: ["HeraldFuzzing"],
             swiftSettings: strictSettings
         ),
+        // Both stores in one target, so that one conformance suite runs on each: SQLite always, PostgreSQL
+        // on the server named by HERALD_TEST_POSTGRES_URL (scripts/postgres/cluster.sh) when set.
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldCore", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: strictSettings
-        ),
-        // Runs against the server named by HERALD_TEST_POSTGRES_URL (scripts/postgres/cluster.sh).
-        .testTarget(
-            name: "HeraldStorePostgresTests",
             dependencies: [
-                "HeraldStorePostgres", "HeraldStore", "HeraldCore",
+                "HeraldStore", "HeraldStorePostgres", "HeraldCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

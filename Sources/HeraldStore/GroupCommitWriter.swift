@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import Synchronization
 
 /// Group commit on a dedicated thread: changes that arrive while a transaction is being written
 /// wait and go into the next one together. One transaction, one fsync, many acknowledgements;
@@ -28,6 +29,11 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var started = false
     private var stopping = false
     private var stopped = false
+    private let committed = Atomic<Int>(0)
+
+    /// Transactions committed so far (a batch is one; tests read it to see writes share them, as they
+    /// do the PostgreSQL writer's).
+    var commits: Int { committed.load(ordering: .relaxed) }
 
     init(pool: DatabasePool, ledger: NonceLedger) {
         self.pool = pool
@@ -104,6 +110,7 @@ final class GroupCommitWriter: @unchecked Sendable {
                 }
                 return (outcomes, batchSpent.entries, batchSpent.keys)
             }
+            committed.add(1, ordering: .relaxed)
             // Only now, committed, do the nonces count as spent and the keys as stored.
             ledger.insert(spent)
             knownKeys.insert(keys)

@@ -31,12 +31,12 @@ public final class SQLiteHeraldStore: HeraldStore {
         configuration.busyMode = .timeout(10)
         // Reads are point lookups; two readers (one per core) keep page caches, and memory, small.
         configuration.maximumReaderCount = 2
-        configuration.prepareDatabase { db in
-            // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss too.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss too.
+            // Set here, not in prepareDatabase: the pool turns WAL on after that, and with it
+            // synchronous = NORMAL on the writer's connection (the one that commits).
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Migrations.migrator.migrate(pool)
             var readOnly = Configuration()
             readOnly.label = "herald.point-reads"

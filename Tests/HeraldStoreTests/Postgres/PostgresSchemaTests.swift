@@ -36,8 +36,9 @@ import Testing
 
     /// The operators' copy in `Schemas/sql/postgres/` is the migration, line for line (after its header).
     @Test func theSchemaFilesMatchTheMigrations() throws {
+        // Tests/HeraldStoreTests/Postgres/this file: four levels below the package.
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Schemas/sql/postgres")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Schemas/sql/postgres")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }
         #expect(files.sorted() == PostgresMigrations.all.map { $0.name + ".sql" })
         for migration in PostgresMigrations.all {

@@ -1,0 +1,105 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// The push outbox: due pushes, claims and their leases, recorded outcomes, reports and pruning: the
+/// `HeraldStore` contract, on every backend.
+@Suite struct OutboxConformanceTests {
+    @Test(arguments: StoreBackend.available)
+    func recordedResultsMoveAPushOutOfTheQueueOnce(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 1)
+            _ = try await store.submit(
+                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 3))
+            let push = try #require(try await store.duePushes(now: 1_000, limit: 1).first)
+            try await store.record([PushAttemptResult(id: push.id, disposition: .retry(at: 1_050), error: "503")])
+            #expect(try await store.duePushes(now: 1_049, limit: 1).isEmpty)
+            #expect(try await store.duePushes(now: 1_050, limit: 1).first?.attempts == 1)
+            try await store.record([PushAttemptResult(id: push.id, disposition: .sent)])
+            // A late duplicate result cannot bring a sent push back.
+            try await store.record([PushAttemptResult(id: push.id, disposition: .retry(at: 1_060))])
+            #expect(try await store.pushCounts() == ["sent": 1])
+            let report = try await store.pushReport(sid: try #require(push.sid))
+            #expect(report?.pushes == [PushReport.Push(platform: .ios, status: "sent", attempts: 2, lastError: "503")])
+            // Twice in one call: recorded in order.
+            _ = try await store.apply(Fixtures.change(token: Fixtures.token(77), nonce: 9, confirm: true))
+            let confirmation = try #require(try await store.duePushes(now: 1_000, limit: 1).first)
+            try await store.record([
+                PushAttemptResult(id: confirmation.id, disposition: .retry(at: 1_010), error: "429"),
+                PushAttemptResult(id: confirmation.id, disposition: .failed, error: "400"),
+            ])
+            #expect(try await store.pushCounts() == ["sent": 1, "failed": 1])
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func aClaimedPushStaysClaimedUntilItsLeasePassesOrItsOutcomeIsRecorded(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 3)
+            _ = try await store.submit(
+                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 5))
+            let first = try await store.claimDuePushes(
+                now: 1_000, limit: 2, platforms: nil, owner: "a", leaseUntil: 1_060)
+            #expect(first.count == 2)
+            let second = try await store.claimDuePushes(
+                now: 1_001, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_061)
+            #expect(second.count == 1, "only the one unclaimed push")
+            #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
+            #expect(second.first?.notification?.title == "t", "a claim carries the content, as duePushes does")
+            #expect(
+                try await store.claimDuePushes(now: 1_059, limit: 5, platforms: nil, owner: "b", leaseUntil: 2_000)
+                    .isEmpty)
+            #expect(try await store.duePushes(now: 1_000, limit: 10).count == 3, "a plain read sees claimed pushes")
+
+            // An outcome ends the claim: a retry is claimable when due, whoever claimed it before.
+            try await store.record([PushAttemptResult(id: first[0].id, disposition: .retry(at: 1_010))])
+            let retried = try await store.claimDuePushes(
+                now: 1_010, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_070)
+            #expect(retried.map(\.id) == [first[0].id] && retried.first?.attempts == 1)
+
+            // A claim whose holder died lapses with its lease.
+            let lapsed = try await store.claimDuePushes(
+                now: 1_060, limit: 5, platforms: nil, owner: "b", leaseUntil: 1_120)
+            #expect(lapsed.map(\.id) == [first[1].id])
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func claimsTakeOnlyTheirLanesPlatforms(_ backend: StoreBackend) async throws {
+        try await backend.withDatabase { database in
+            let store = try await database.openStore()
+            try await Fixtures.seed(store, subscribers: 2)
+            _ = try await store.submit(
+                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 6))
+            let android = try await store.claimDuePushes(
+                now: 1_000, limit: 10, platforms: [.android], owner: "a", leaseUntil: 1_060)
+            #expect(android.isEmpty, "every binding here is ios")
+            let ios = try await store.claimDuePushes(
+                now: 1_000, limit: 10, platforms: [.ios, .iosSandbox], owner: "a", leaseUntil: 1_060)
+            #expect(ios.count == 2)
+            #expect(try await database.integers("SELECT count(*) FROM push_outbox WHERE claimed_by = 'a'") == [2])
+            // A plain read filters the same way.
+            #expect(try await store.duePushes(now: 1_000, limit: 10, platforms: [.android]).isEmpty)
+            #expect(try await store.duePushes(now: 1_000, limit: 10, platforms: [.ios]).count == 2)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func onlyFinishedPushesArePruned(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 4)
+            _ = try await store.submit(
+                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 4))
+            let due = try await store.duePushes(now: 1_000, limit: 10)
+            try await store.record([
+                PushAttemptResult(id: due[0].id, disposition: .sent),
+                PushAttemptResult(id: due[1].id, disposition: .failed, error: "400"),
+                PushAttemptResult(id: due[2].id, disposition: .pruned, error: "410"),
+            ])
+            #expect(try await store.pushCounts() == ["sent": 1, "failed": 1, "pruned": 1, "queued": 1])
+            #expect(try await store.pruneFinishedPushes(queuedBefore: 1_000) == 0, "queued at 1000: not before")
+            #expect(try await store.pruneFinishedPushes(queuedBefore: 1_001) == 3)
+            #expect(try await store.pushCounts() == ["queued": 1], "a queued push stays, however old")
+        }
+    }
+}

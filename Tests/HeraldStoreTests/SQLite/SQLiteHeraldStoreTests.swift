@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import HeraldCore
+import Testing
+
+@testable import HeraldStore
+
+/// What only the embedded SQLite store has: its file's journal and sync settings, the schema files
+/// operators read, and voiding an earlier run's claims at start. Its `HeraldStore` behaviours are the
+/// conformance suite's, run on every backend.
+@Suite struct SQLiteHeraldStoreTests {
+    @Test func theDatabaseRunsInWALWithFullSync() async throws {
+        try await SQLiteTestDatabase.with { database in
+            let store = try database.open()
+            // The writer's connection is the one whose commits must be durable.
+            let (mode, sync) = try await store.pool.writeWithoutTransaction { db in
+                (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+            }
+            #expect(mode == "wal")
+            #expect(sync == 2, "synchronous = FULL")
+        }
+    }
+
+    /// The operators' copy in `Schemas/sql/` is the migration, line for line (after its header).
+    @Test func theSchemaFilesMatchTheMigrations() throws {
+        // Tests/HeraldStoreTests/SQLite/this file: four levels below the package.
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Schemas/sql")
+        for (identifier, sql) in Migrations.all {
+            let file = identifier + ".sql"
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let body = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+            #expect(
+                body.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == sql.trimmingCharacters(in: .whitespacesAndNewlines),
+                "\(file)")
+        }
+    }
+
+    /// One server holds the file, so at start every claim is its own earlier run's: `herald serve` voids
+    /// them rather than wait for their leases.
+    @Test func releasingClaimsFreesEveryClaimOfAnEarlierRun() async throws {
+        try await SQLiteTestDatabase.with { database in
+            let store = try database.open()
+            try await Fixtures.seed(store, subscribers: 3)
+            _ = try await store.submit(
+                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 5))
+            let claimed = try await store.claimDuePushes(
+                now: 1_000, limit: 5, platforms: nil, owner: "a", leaseUntil: 1_060)
+            #expect(claimed.count == 3)
+            #expect(
+                try await store.claimDuePushes(now: 1_001, limit: 5, platforms: nil, owner: "c", leaseUntil: 1_200)
+                    .isEmpty)
+            #expect(try await store.releaseClaims() == 3)
+            let again = try await store.claimDuePushes(
+                now: 1_001, limit: 5, platforms: nil, owner: "c", leaseUntil: 1_200)
+            #expect(Set(again.map(\.id)) == Set(claimed.map(\.id)))
+        }
+    }
+}
