@@ -10,7 +10,7 @@ extension SQLiteHeraldStore {
     }
 
     public func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage {
-        try await pool.read { db in
+        try await read { db in
             let count = try RawStatement(db, "SELECT COUNT(*) FROM feed_items WHERE recipient = ? AND spam = ?")
             count.bind(1, wallet.bytes)
             count.bind(2, spam ? 1 : 0)
@@ -38,7 +38,7 @@ extension SQLiteHeraldStore {
 
     public func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
         let selected = Self.platformList(platforms)
-        return try await pool.read { db in
+        return try await read { db in
             let due = try RawStatement(
                 db,
                 Self.queuedPushSelect
@@ -57,7 +57,7 @@ extension SQLiteHeraldStore {
         now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
     ) async throws -> [QueuedPush] {
         let selected = Self.platformList(platforms)
-        return try await pool.write { db in
+        return try await write { db in
             let claim = try RawStatement(
                 db,
                 """
@@ -90,7 +90,7 @@ extension SQLiteHeraldStore {
     /// earlier run of it (killed mid-send) belong to no one, and its pushes should go now, not once the
     /// lease has passed. Only `herald serve` calls this, before its workers start.
     public func releaseClaims() async throws -> Int {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE push_outbox SET claimed_until = NULL, claimed_by = NULL WHERE claimed_until IS NOT NULL")
             return db.changesCount
@@ -140,7 +140,7 @@ extension SQLiteHeraldStore {
     }
 
     public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "DELETE FROM bindings WHERE device_token = ? AND platform = ?",
                 arguments: [deviceToken, platform.rawValue])
@@ -150,7 +150,7 @@ extension SQLiteHeraldStore {
 
     public func record(_ results: [PushAttemptResult]) async throws {
         guard !results.isEmpty else { return }
-        try await pool.write { db in
+        try await write { db in
             for result in results {
                 let update = try RawStatement(
                     db,
@@ -183,7 +183,7 @@ extension SQLiteHeraldStore {
     }
 
     public func pushReport(sid: Int64) async throws -> PushReport? {
-        try await pool.read { db in
+        try await read { db in
             let item = try RawStatement(
                 db,
                 """
@@ -210,14 +210,14 @@ extension SQLiteHeraldStore {
     }
 
     public func queuedPushCount() async throws -> Int {
-        try await pool.read { db in
+        try await read { db in
             let count = try RawStatement(db, "SELECT COUNT(*) FROM push_outbox WHERE status = 'queued'")
             return Int(try count.integer() ?? 0)
         }
     }
 
     public func pushCounts() async throws -> [String: Int] {
-        try await pool.read { db in
+        try await read { db in
             let counts = try RawStatement(db, "SELECT status, COUNT(*) FROM push_outbox GROUP BY status")
             return Dictionary(uniqueKeysWithValues: try counts.rows { ($0.text(0), Int($0.integer(1))) })
         }

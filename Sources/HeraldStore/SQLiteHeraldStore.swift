@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 public import HeraldCore
 public import Logging
 
@@ -17,6 +18,8 @@ public final class SQLiteHeraldStore: HeraldStore {
     private let pointReads: DatabaseQueue
     let writer: GroupCommitWriter
     private let logger: Logger
+    /// Set by `close()`: later calls get `StoreError("the store is closed")`, not GRDB's own error.
+    let closed = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the database at `path` and runs pending migrations.
     public init(path: String, logger: Logger = Logger(label: "herald.store")) throws {
@@ -91,15 +94,20 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     private func readPublicKey(_ wallet: EthereumAddress) throws -> Data? {
-        try pointReads.read { db in
-            try Data.fetchOne(
-                db, sql: "SELECT public_key FROM wallet_keys WHERE wallet = ?", arguments: [Data(wallet.bytes)])
+        try refuseIfClosed()
+        do {
+            return try pointReads.read { db in
+                try Data.fetchOne(
+                    db, sql: "SELECT public_key FROM wallet_keys WHERE wallet = ?", arguments: [Data(wallet.bytes)])
+            }
+        } catch {
+            throw StoreError("reading \(path) failed: \(error)")
         }
     }
 
     public func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord] {
         // Rows are mapped inside the read: they are not Sendable, the records are.
-        try await pool.read { db in
+        try await read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -119,7 +127,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func bindingCount() async throws -> Int {
-        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bindings") ?? 0 }
+        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bindings") ?? 0 }
     }
 
     public func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int {
@@ -142,7 +150,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     func deleteInChunks(_ sql: String, _ cutoff: Int64) async throws -> Int {
         var total = 0
         while true {
-            let deleted = try await pool.write { db in
+            let deleted = try await write { db in
                 try db.execute(sql: sql, arguments: [cutoff])
                 return db.changesCount
             }
@@ -159,7 +167,7 @@ public final class SQLiteHeraldStore: HeraldStore {
             writer.knownKeys.insert([wallet])
             return
         }
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)",
                 arguments: [Data(wallet.bytes), Data(key.uncompressed), now])
@@ -168,7 +176,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func saveChannel(_ channel: ChannelRecord) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO channels (address, name, icon, url, created_at) VALUES (?, ?, ?, ?, ?)
@@ -179,7 +187,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func removeChannel(_ address: EthereumAddress) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM channels WHERE address = ?", arguments: [Data(address.bytes)])
             return db.changesCount > 0
         }
@@ -194,7 +202,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     private func channelsWhere(_ clause: String, _ arguments: StatementArguments) async throws -> [ChannelRecord] {
-        try await pool.read { db in
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT address, name, icon, url, created_at FROM channels \(clause)", arguments: arguments
             )
@@ -208,14 +216,14 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func subscriberCount(of channel: EthereumAddress) async throws -> Int {
-        try await pool.read { db in
+        try await read { db in
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM subscriptions WHERE channel = ?", arguments: [Data(channel.bytes)]) ?? 0
         }
     }
 
     public func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] {
-        try await pool.read { db in
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -232,10 +240,12 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func checkHealth() async throws {
-        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
     public func close() async throws {
+        // Closing twice is harmless: the second call finds the flag already set.
+        if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
         writer.stop()
         try pointReads.close()
         try pool.close()

@@ -49,17 +49,15 @@ import Testing
         }
     }
 
-    // Drift: after close, SQLite's reads throw GRDB's DatabaseError ("SQLite error 21: Connection is
-    // closed"), not StoreError (its writes do throw StoreError, "the store is closed"); the PostgreSQL
-    // store checks for close, and wraps every failure, in StoreError. Until that is settled this runs on
-    // PostgreSQL only; then its arguments go back to `StoreBackend.available`.
-    @Test(arguments: StoreBackend.available.filter { $0 == .postgres })
+    @Test(arguments: StoreBackend.available)
     func aClosedStoreRefusesWork(_ backend: StoreBackend) async throws {
         try await backend.withStore { store in
             try await store.checkHealth()
             try await store.close()
             await #expect(throws: StoreError.self) { try await store.apply(Fixtures.change(nonce: 1)) }
             await #expect(throws: StoreError.self) { try await store.checkHealth() }
+            await #expect(throws: StoreError.self) { try await store.bindingCount() }
+            await #expect(throws: StoreError.self) { try await store.publicKey(of: Fixtures.key.address) }
             // Closing again is harmless.
             try await store.close()
         }
