@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import Synchronization
 public import HeraldCore
 public import Logging
+import Synchronization
 
 /// The embedded default store: SQLite in WAL mode through GRDB, `synchronous = FULL` so that a
 /// committed transaction is on disk before its waiters are answered, and group commit so that
