@@ -49,7 +49,15 @@ public final class PostgresHeraldStore: HeraldStore {
         configuration.options.maximumConnections = poolSize
         configuration.options.connectTimeout = connectTimeout
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let runTask = Task { await client.run() }
+        // The pool leases connections only once run() is under way (before that a query waits, and the
+        // pool logs a warning). Waiting for the run task to begin, which calls run() at once without
+        // suspending, leaves no practical window for the first query to come first.
+        let (begun, beginning) = AsyncStream<Void>.makeStream()
+        let runTask = Task {
+            beginning.finish()
+            await client.run()
+        }
+        for await _ in begun {}
         do {
             try await PostgresProbe.answer(client, url: parsed, until: deadline)
             try await PostgresMigrator.migrate(client, url: parsed, logger: logger)

@@ -108,7 +108,7 @@ import Testing
         try await last.start()
         // Done when nothing is left queued (a push sent before a kill may be queued still, to go again).
         let watcher = try DatabaseQueue(path: database, configuration: Self.readOnly)
-        let drained = try await RelayEndToEndTests.eventually(60) {
+        let drained = try await eventually(60) {
             try await watcher.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM push_outbox WHERE status = 'queued'") == 0
             }

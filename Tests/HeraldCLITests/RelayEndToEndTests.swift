@@ -113,23 +113,13 @@ import FoundationNetworking
         }
     }
 
-    /// Polls until `condition` holds (at most `seconds`).
-    static func eventually(_ seconds: Double = 15, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
-    }
-
     @Test(arguments: TestBackend.available)
     func typeThreeAndTypeTwoReachBothFakesWithTheRightHeadersTokensAndBodies(_ backend: TestBackend) async throws {
         let setup = try await Setup(backend)
         defer { setup.finish() }
         let subscriber = try setup.subscriberAddress
         // Each new binding got its setup confirmation.
-        #expect(try await Self.eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
+        #expect(try await eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
         #expect(setup.apns.received.first?.json?["type"] == .string("setup"))
         #expect(setup.fcm.received.first?.message?["data"]?["type"] == .string("setup"))
 
@@ -139,7 +129,7 @@ import FoundationNetworking
         let publicKey = try PublicKey(
             hex: try #require(try JSONParser.parse(Array(keyAnswer))["publicKey"]?.stringValue))
         let secret = try await setup.send(draft.secretPayload(to: [(subscriber, publicKey)]))
-        #expect(try await Self.eventually { setup.apns.received.count == 3 && setup.fcm.received.count == 3 })
+        #expect(try await eventually { setup.apns.received.count == 3 && setup.fcm.received.count == 3 })
 
         let apns = setup.apns.received
         #expect(apns.allSatisfy { $0.problems.isEmpty && $0.http2 }, "\(apns.map(\.problems))")
@@ -175,12 +165,12 @@ import FoundationNetworking
         let setup = try await Setup()
         defer { setup.finish() }
         let subscriber = try setup.subscriberAddress
-        #expect(try await Self.eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
+        #expect(try await eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
         setup.apns.enqueue(.reject(status: 410, reason: "Unregistered"))
         setup.fcm.enqueue(.reject(status: 503, reason: "UNAVAILABLE"))
         let sid = try await setup.send(NotificationDraft(title: "t", body: "b").targetedPayload(to: [subscriber]))[0]
         #expect(
-            try await Self.eventually {
+            try await eventually {
                 guard case .array(let pushes)? = try await setup.status(sid)["pushes"] else { return false }
                 return Set(pushes.compactMap { $0["status"]?.stringValue }) == ["pruned", "sent"]
             })
@@ -204,7 +194,7 @@ import FoundationNetworking
         let setup = try await Setup()
         defer { setup.finish() }
         let subscriber = try setup.subscriberAddress
-        #expect(try await Self.eventually { setup.apns.received.count == 1 })
+        #expect(try await eventually { setup.apns.received.count == 1 })
         // APNs goes away: pushes wait in the outbox. The server is then killed without warning.
         let port = Int(setup.apns.url.split(separator: ":").last ?? "") ?? 0
         await setup.apns.stopAndWait()
@@ -222,11 +212,11 @@ import FoundationNetworking
         setup.server.kill(SIGKILL)
         _ = try await setup.server.waitForExit()
         // APNs returns on the same port, and so does Herald, on the same database.
-        #expect(try await Self.eventually(10) { (try? await setup.apns.start(port: port)) != nil })
+        #expect(try await eventually(10) { (try? await setup.apns.start(port: port)) != nil })
         setup.server = try ServerProcess(databasePath: setup.database, extraArguments: setup.serverArguments)
         try await setup.server.start()
         #expect(
-            try await Self.eventually(30) {
+            try await eventually(30) {
                 Set(sids).isSubset(of: Set(setup.apnsFixture.deliveredSids))
             }, "every queued push arrived after the restart")
     }

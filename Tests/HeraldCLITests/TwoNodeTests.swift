@@ -76,7 +76,7 @@ struct TwoNodeTests {
         await MixedLoad.send(third, to: [a.baseURL, b.baseURL])
 
         // Every queued push goes out: the ones node A held when it died once their lease has passed.
-        let drained = try await RelayEndToEndTests.eventually(60) {
+        let drained = try await eventually(60) {
             try database.query("SELECT COUNT(*) FROM push_outbox WHERE status = 'queued'") == ["0"]
         }
         for server in [a, b] { server.kill(SIGTERM) }

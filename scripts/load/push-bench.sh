@@ -1,41 +1,90 @@
 #!/usr/bin/env bash
 # Delivery rate from the outbox to a local fake APNs (HTTP/2 over TLS), and the server's memory while
 # the pushes wait: seeds PUSHES queued pushes with `herald bench broadcast`, starts `herald fake-apns`
-# and `herald serve` on that database, and times until the fake has accepted them all.
+# and the node(s) on that database, and times until the fake has accepted them all.
 #
-# Usage: scripts/load/push-bench.sh [HERALD_BINARY] [PUSHES] [CONCURRENCY]
-#        (default .build/release/herald, 100000, 100)
+# Usage: scripts/load/push-bench.sh [HERALD_BINARY] [PUSHES] [CONCURRENCY] [BACKEND]
+#        (default .build/release/herald, 100000, 100, sqlite)
+# BACKEND: sqlite (one node on a SQLite file), postgres (one node on a throwaway PostgreSQL cluster) or
+# postgres-2 (two nodes draining one outbox on one PostgreSQL; they share the 2 cores with the fake and
+# the database). On PostgreSQL it also prints the statements and commits per push from pg_stat_statements.
 set -euo pipefail
 
 herald="${1:-.build/release/herald}"
 pushes="${2:-100000}"
 concurrency="${3:-100}"
+backend="${4:-sqlite}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-push-bench.XXXXXX")"
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+cleanup() {
+    kill $(jobs -p) 2> /dev/null || true
+    sleep 1
+    [[ -d "$work/postgres" ]] && "$root/scripts/postgres/cluster.sh" stop "$work/postgres" > /dev/null 2>&1
+    rm -rf "$work"
+}
+trap cleanup EXIT
 
-"$herald" bench broadcast --database "$work/push.sqlite" --subscribers "$pushes" --rounds 1 | tail -1
+case "$backend" in
+sqlite) database="$work/push.sqlite" nodes=1 ;;
+postgres | postgres-2)
+    database="$("$root/scripts/postgres/cluster.sh" start "$work/postgres")"
+    nodes=1
+    [[ "$backend" == postgres-2 ]] && nodes=2
+    ;;
+*) echo "BACKEND is sqlite, postgres or postgres-2" >&2; exit 64 ;;
+esac
+
+"$herald" bench broadcast --database "$database" --subscribers "$pushes" --rounds 1 | tail -1
+if [[ "$backend" != sqlite ]]; then
+    psql "$database" -Atq -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" \
+        > /dev/null
+fi
 "$herald" fake-apns --port 0 --folder "$work/apns" > "$work/fake.log" 2>&1 &
+fake=$!
 for _ in $(seq 1 100); do grep -q "^fake APNs listening" "$work/fake.log" && break; sleep 0.1; done
 apns_url="$(sed -n 's/^fake APNs listening on //p' "$work/fake.log")"
 
 started="$(date +%s.%N)"
-"$herald" serve --database "$work/push.sqlite" --port 0 --rate-limit 0 --log-level warning \
-    --push-concurrency "$concurrency" --apns-key-file "$work/apns/AuthKey.p8" --apns-key-id FAKEKEY001 \
-    --apns-team-id FAKETEAM01 --apns-topic org.example.herald --apns-host "$apns_url" \
-    --apns-sandbox-host "$apns_url" --apns-ca-file "$work/apns/ca.pem" > "$work/serve.log" 2>&1 &
-server=$!
+servers=()
+for node in $(seq 1 "$nodes"); do
+    "$herald" serve --database "$database" --port 0 --rate-limit 0 --log-level warning \
+        --push-concurrency "$concurrency" --apns-key-file "$work/apns/AuthKey.p8" --apns-key-id FAKEKEY001 \
+        --apns-team-id FAKETEAM01 --apns-topic org.example.herald --apns-host "$apns_url" \
+        --apns-sandbox-host "$apns_url" --apns-ca-file "$work/apns/ca.pem" > "$work/serve.$node.log" 2>&1 &
+    servers+=($!)
+done
 peak=0
 while true; do
     sleep 0.5
-    rss="$(ps -o rss= -p "$server" | tr -d ' ')"
-    [[ -n "$rss" && "$rss" -gt "$peak" ]] && peak="$rss"
+    rss=0
+    for server in "${servers[@]}"; do
+        rss=$((rss + $(ps -o rss= -p "$server" | tr -d ' ' || echo 0)))
+        if ! kill -0 "$server" 2> /dev/null; then echo "herald serve exited:"; cat "$work"/serve.*.log; exit 1; fi
+    done
+    [[ "$rss" -gt "$peak" ]] && peak="$rss"
     accepted="$(sed -n 's/^received [0-9]* (\([0-9]*\) accepted).*/\1/p' "$work/fake.log" | tail -1)"
     [[ "${accepted:-0}" -ge "$pushes" ]] && break
-    if ! kill -0 "$server" 2>/dev/null; then echo "herald serve exited:"; cat "$work/serve.log"; exit 1; fi
 done
 finished="$(date +%s.%N)"
 seconds="$(echo "$finished - $started" | bc)"
 rate="$(echo "$pushes / $seconds" | bc)"
 peaks="$(sed -n 's/.*, \([0-9]*\)\/s$/\1/p' "$work/fake.log" | sort -n | tail -1)"
-echo "$pushes pushes delivered in ${seconds} s (server start included): ${rate}/s, best second ${peaks}/s;" \
-    "concurrency $concurrency; server peak RSS $((peak / 1024)) MB"
+# CPU seconds (user + system) from /proc: the servers' and the fake's, so the reader sees who used the cores.
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+server_cpu=0
+for server in "${servers[@]}"; do server_cpu="$(echo "$server_cpu + $(cpu "$server")" | bc)"; done
+received="$(sed -n 's/^received \([0-9]*\) (.*/\1/p' "$work/fake.log" | tail -1)"
+echo "$backend, $nodes node(s): $pushes pushes delivered in ${seconds} s (server start included): ${rate}/s," \
+    "best second ${peaks}/s; concurrency $concurrency; servers' peak RSS $((peak / 1024)) MB;" \
+    "CPU: servers ${server_cpu} s, fake $(cpu "$fake") s; requests at the fake ${received:-?}"
+if [[ "$backend" != sqlite ]]; then
+    # Let the last outcomes commit before counting.
+    sleep 1
+    psql "$database" -Atq -F ' ' -c "
+        SELECT round(sum(calls)::numeric / $pushes, 3),
+               round(sum(calls) FILTER (WHERE query ILIKE 'COMMIT%')::numeric / $pushes, 4)
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" |
+        while read -r statements commits; do
+            echo "  PostgreSQL per push delivered: $statements statements, $commits commits"
+        done
+fi

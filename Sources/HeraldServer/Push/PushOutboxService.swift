@@ -47,6 +47,7 @@ public struct PushOutboxService: Service {
             var finished: [Delivery] = []
             var committing = false
             var tickPending = false
+            var claimFailures = 0
             func startCommit(force: Bool = false) {
                 guard !committing, !finished.isEmpty else { return }
                 guard force || finished.count >= Self.commitGroup || inFlight == 0 else {
@@ -87,12 +88,21 @@ public struct PushOutboxService: Service {
                 if inFlight <= batchSize / 2 {
                     do {
                         let due = try await claim(limit: batchSize - inFlight, platforms: platforms)
+                        if claimFailures > 0 {
+                            state.logger.notice("push outbox: claiming works again after \(claimFailures) failed tries")
+                            claimFailures = 0
+                        }
                         for push in due {
                             inFlight += 1
                             group.addTask { .delivered(await deliver(push)) }
                         }
                     } catch {
-                        state.logger.error("push outbox: \(error)")
+                        // While the database is down every lane fails about once a second: the first
+                        // failure is logged, then one line a minute, not a flood that hides the cause.
+                        claimFailures += 1
+                        if claimFailures == 1 || claimFailures % Self.claimFailuresPerLog == 0 {
+                            state.logger.error("push outbox: cannot claim pushes (\(claimFailures) tries): \(error)")
+                        }
                     }
                 }
                 if inFlight == 0 && !committing {
@@ -117,6 +127,8 @@ public struct PushOutboxService: Service {
     /// Outcomes per commit under load, and the longest an outcome waits for a group to fill.
     static let commitGroup = 64
     static let commitDelay = Duration.milliseconds(25)
+    /// Failed claims between two log lines (about a minute at the idle poll of one second).
+    static let claimFailuresPerLog = 60
 
     /// Records a group of outcomes. If the write fails, the pushes stay queued and claimed in the
     /// database: once the lease passes they are claimed and sent again (a repeat, never a loss).

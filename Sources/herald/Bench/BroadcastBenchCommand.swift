@@ -18,7 +18,10 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: "Subscribers of the bench channel.") var subscribers: Int = 100_000
     @Option(name: .long, help: "Broadcasts to commit.") var rounds: Int = 3
-    @Option(name: .long, help: "Database file (default: a temporary one, removed afterwards).") var database: String?
+    @Option(
+        name: .long,
+        help: "Database file or postgres:// URL (default: a temporary SQLite file, removed afterwards).")
+    var database: String?
     @Option(
         name: .long,
         help: "Seed subscribers of this channel address instead (your wallet, to time `herald send --broadcast`).")
@@ -33,7 +36,7 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
         if given != nil && rounds > 0 && self.database == nil {
             throw CLIError(.usage, "--channel seeds a database to send to: give --database too")
         }
-        let store = try SQLiteHeraldStore(path: path)
+        let store = try await StoreFactory.open(path)
         let channel = try BenchWallets.channel()
         let address = given ?? channel.address
         try await store.saveChannel(BenchWallets.channelRecord(address))
@@ -79,7 +82,7 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
 
     /// Subscriptions and bindings through the store's own write path (group commit), 64 at a time.
     static func seed(
-        _ store: SQLiteHeraldStore, channel: EthereumAddress, from: Int, to: Int, progress: ProgressLine? = nil
+        _ store: any HeraldStore, channel: EthereumAddress, from: Int, to: Int, progress: ProgressLine? = nil
     ) async throws {
         let now = Int64(Date().timeIntervalSince1970)
         try await withThrowingTaskGroup(of: Void.self) { group in
