@@ -62,58 +62,89 @@ struct PostgresWriteSQL {
             """)
     }
 
+    /// A device change in one statement, one round trip: the nonce is spent, the binding changed, the
+    /// setup confirmation queued and the wallet's key remembered together. The nonce is spent only
+    /// when the change will be made (a refresh, or an insert under the limit, judged on the snapshot
+    /// the signer's lock keeps still), so a refused change spends nothing without a second statement.
     mutating func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
-        let digest = nonceDigest(signer: change.wallet, nonce: change.nonce)
-        guard try await spend(digest, retainedUntil: change.nonceRetainedUntil) else { return .replayed }
+        let digest = bytea(nonceDigest(signer: change.wallet, nonce: change.nonce))
         let wallet = bytea(change.wallet)
         let platform = change.platform.rawValue
         let token = change.deviceToken
         let limit = Int64(change.maxBindingsPerWallet)
-        let outcome: DeviceChangeOutcome
+        let needsKey = !rememberedKeys.contains(change.wallet) && !knownKeys.contains(change.wallet)
+        let key = bytea(change.publicKey.uncompressed)
         switch change.action {
         case .register:
-            // Refresh, or insert under the limit (the signer's lock makes the count and the insert one
-            // step), with the setup confirmation queued if and only if the binding was created.
-            let counts =
+            let row = try await connection.query(
+                """
+                WITH prior AS (
+                  SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(digest)) AS spent,
+                         EXISTS (SELECT 1 FROM bindings
+                                 WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token))
+                         OR (SELECT count(*) FROM bindings WHERE wallet = \(wallet)) < \(limit) AS allowed),
+                spent AS (
+                  INSERT INTO nonces (digest, retained_until)
+                  SELECT \(digest), \(change.nonceRetainedUntil) FROM prior WHERE allowed
+                  ON CONFLICT (digest) DO NOTHING RETURNING 1),
+                refreshed AS (
+                  UPDATE bindings SET last_seen = \(change.now)
+                  WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
+                    AND EXISTS (SELECT 1 FROM spent)
+                  RETURNING 1),
+                inserted AS (
+                  INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen)
+                  SELECT \(wallet), \(platform), \(token), \(change.now), \(change.now)
+                  WHERE EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM refreshed)
+                  RETURNING 1),
+                confirmed AS (
+                  INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
+                  SELECT NULL, \(wallet), \(platform), \(token), \(change.now), \(change.now)
+                  FROM inserted WHERE \(change.queueSetupConfirmation) RETURNING 1),
+                remembered AS (
+                  INSERT INTO wallet_keys (wallet, public_key, updated_at)
+                  SELECT \(wallet), \(key), \(change.now) WHERE \(needsKey) AND EXISTS (SELECT 1 FROM spent)
+                  ON CONFLICT (wallet) DO NOTHING RETURNING 1)
+                SELECT prior.spent, prior.allowed, (SELECT count(*) FROM spent), (SELECT count(*) FROM refreshed),
+                       (SELECT count(*) FROM inserted)
+                FROM prior
+                """, logger: logger
+            ).rows { (try $0.bool(0), try $0.bool(1), try $0.int(2), try $0.int(3), try $0.int(4)) }.first
+            guard let (spentBefore, allowed, spent, refreshed, inserted) = row else {
+                throw StoreError("the registration statement returned no row")
+            }
+            if refreshed > 0 || inserted > 0 {
+                if needsKey { rememberedKeys.insert(change.wallet) }
+                return .registered(created: inserted > 0)
+            }
+            if spent > 0 { throw StoreError("the nonce was spent but the binding neither refreshed nor inserted") }
+            // Replay first, as on SQLite; a nonce spent meanwhile by another node's transaction (its
+            // insert waited for that commit, then did nothing) is a replay too.
+            if spentBefore || allowed { return .replayed }
+            return .overLimit
+        case .unregister:
+            let row =
                 try await connection.query(
                     """
-                    WITH refreshed AS (
-                      UPDATE bindings SET last_seen = \(change.now)
-                      WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token) RETURNING 1),
-                    inserted AS (
-                      INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen)
-                      SELECT \(wallet), \(platform), \(token), \(change.now), \(change.now)
-                      WHERE NOT EXISTS (SELECT 1 FROM refreshed)
-                        AND (SELECT count(*) FROM bindings WHERE wallet = \(wallet)) < \(limit)
+                    WITH spent AS (
+                      INSERT INTO nonces (digest, retained_until) VALUES (\(digest), \(change.nonceRetainedUntil))
+                      ON CONFLICT (digest) DO NOTHING RETURNING 1),
+                    deleted AS (
+                      DELETE FROM bindings
+                      WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
+                        AND EXISTS (SELECT 1 FROM spent)
                       RETURNING 1),
-                    confirmed AS (
-                      INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
-                      SELECT NULL, \(wallet), \(platform), \(token), \(change.now), \(change.now)
-                      FROM inserted WHERE \(change.queueSetupConfirmation) RETURNING 1)
-                    SELECT (SELECT count(*) FROM refreshed), (SELECT count(*) FROM inserted)
+                    remembered AS (
+                      INSERT INTO wallet_keys (wallet, public_key, updated_at)
+                      SELECT \(wallet), \(key), \(change.now) WHERE \(needsKey) AND EXISTS (SELECT 1 FROM spent)
+                      ON CONFLICT (wallet) DO NOTHING RETURNING 1)
+                    SELECT (SELECT count(*) FROM spent), (SELECT count(*) FROM deleted)
                     """, logger: logger
                 ).rows { (try $0.int(0), try $0.int(1)) }.first ?? (0, 0)
-            if counts.0 > 0 {
-                outcome = .registered(created: false)
-            } else if counts.1 > 0 {
-                outcome = .registered(created: true)
-            } else {
-                try await unspend(digest)
-                return .overLimit
-            }
-        case .unregister:
-            let deleted = try await connection.query(
-                """
-                WITH deleted AS (
-                  DELETE FROM bindings WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
-                  RETURNING 1)
-                SELECT count(*) FROM deleted
-                """, logger: logger
-            ).integer()
-            outcome = deleted > 0 ? .unregistered : .absent
+            guard row.0 > 0 else { return .replayed }
+            if needsKey { rememberedKeys.insert(change.wallet) }
+            return row.1 > 0 ? .unregistered : .absent
         }
-        try await remember(change.publicKey, of: change.wallet, now: change.now)
-        return outcome
     }
 
     mutating func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome {
