@@ -38,6 +38,7 @@ esac
 if [[ "$backend" != sqlite ]]; then
     psql "$database" -Atq -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" \
         > /dev/null
+    commits_before="$(psql "$database" -Atq -c "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")"
 fi
 "$herald" fake-apns --port 0 --folder "$work/apns" > "$work/fake.log" 2>&1 &
 fake=$!
@@ -80,11 +81,17 @@ echo "$backend, $nodes node(s): $pushes pushes delivered in ${seconds} s (server
 if [[ "$backend" != sqlite ]]; then
     # Let the last outcomes commit before counting.
     sleep 1
+    commits="$(psql "$database" -Atq -c "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")"
     psql "$database" -Atq -F ' ' -c "
-        SELECT round(sum(calls)::numeric / $pushes, 3),
-               round(sum(calls) FILTER (WHERE query ILIKE 'COMMIT%')::numeric / $pushes, 4)
+        SELECT round(sum(calls)::numeric / $pushes, 3), round(($commits - $commits_before)::numeric / $pushes, 4)
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" |
         while read -r statements commits; do
-            echo "  PostgreSQL per push delivered: $statements statements, $commits commits"
+            echo "  PostgreSQL per push delivered: $statements statements, $commits transactions"
         done
+    echo "  the statements that took longest, in all (calls, total ms, mean ms):"
+    psql "$database" -Atq -F ' | ' -c "
+        SELECT calls, round(total_exec_time::numeric), round(mean_exec_time::numeric, 2),
+               left(regexp_replace(query, '\s+', ' ', 'g'), 90)
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        ORDER BY total_exec_time DESC LIMIT 4" | sed 's/^/    /'
 fi
