@@ -73,14 +73,38 @@ wrk_run() {
     printf '%-34s %8.0f registrations/s   p99%s\n' "$label" "$rate" "$p99"
 }
 
+# cpu PID...: CPU seconds (user + system) the processes have used so far.
+cpu() {
+    local pid total=0
+    for pid in "$@"; do
+        total="$(awk -v t="$total" -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", t + ($14 + $15) / hz }' "/proc/$pid/stat")"
+    done
+    echo "$total"
+}
+# per_registration LABEL BEFORE AFTER REGISTERED: CPU milliseconds per registration.
+per_registration() {
+    printf '%s %s ms' "$1" "$(awk -v a="$2" -v b="$3" -v n="$4" 'BEGIN { printf "%.3f", (b - a) * 1000 / n }')"
+}
+# count DATABASE_URL: registrations stored.
+count() { psql "$1" -Atq -c "SELECT COUNT(*) FROM bindings"; }
+
 sqlite="$(serve sqlite "$work/bench.sqlite")"
+before="$(cpu "$(cat "$work/sqlite.pid")")"
 wrk_run "one node, SQLite" "$work/bodies.00" "$sqlite"
+registered="$(sqlite3 "$work/bench.sqlite" "SELECT COUNT(*) FROM bindings" 2> /dev/null || echo 0)"
+if [[ "$registered" -gt 0 ]]; then
+    echo "  CPU per registration: $(per_registration herald "$before" "$(cpu "$(cat "$work/sqlite.pid")")" "$registered")"
+fi
 
 admin "CREATE DATABASE one"
 one="$(serve pg1 "$(database_url one)")"
 psql "$(database_url one)" -Atq -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" > /dev/null
+before="$(cpu "$(cat "$work/pg1.pid")")"
+pg_before="$("$root/scripts/load/pg-cpu.sh" "$work/postgres")"
 wrk_run "one node, PostgreSQL" "$work/bodies.01" "$one"
-registered="$(psql "$(database_url one)" -Atq -c "SELECT COUNT(*) FROM bindings")"
+registered="$(count "$(database_url one)")"
+echo "  CPU per registration: $(per_registration herald "$before" "$(cpu "$(cat "$work/pg1.pid")")" "$registered")," \
+    "$(per_registration PostgreSQL "$pg_before" "$("$root/scripts/load/pg-cpu.sh" "$work/postgres")" "$registered")"
 psql "$(database_url one)" -Atq -F ' ' -c "
     SELECT round(sum(calls)::numeric / $registered, 2),
            round(sum(calls) FILTER (WHERE query ILIKE 'COMMIT%')::numeric / $registered, 3)
@@ -92,4 +116,9 @@ psql "$(database_url one)" -Atq -F ' ' -c "
 admin "CREATE DATABASE two"
 a="$(serve pgA "$(database_url two)")"
 b="$(serve pgB "$(database_url two)")"
+before="$(cpu "$(cat "$work/pgA.pid")" "$(cat "$work/pgB.pid")")"
+pg_before="$("$root/scripts/load/pg-cpu.sh" "$work/postgres")"
 wrk_run "two nodes, one PostgreSQL" "$work/bodies.02" "$a" "$b"
+registered="$(count "$(database_url two)")"
+echo "  CPU per registration: $(per_registration "herald (both)" "$before" "$(cpu "$(cat "$work/pgA.pid")" "$(cat "$work/pgB.pid")")" "$registered")," \
+    "$(per_registration PostgreSQL "$pg_before" "$("$root/scripts/load/pg-cpu.sh" "$work/postgres")" "$registered")"
