@@ -228,6 +228,13 @@ struct FailingStore: HeraldStore {
     func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func checkHealth() async throws { throw Failure() }
+    func addInstallation(_ installation: RelayInstallation) async throws { throw Failure() }
+    func removeInstallation(id: String) async throws -> Bool { throw Failure() }
+    func installations() async throws -> [RelayInstallation] { throw Failure() }
+    func installation(id: String) async throws -> RelayInstallation? { throw Failure() }
+    func relayTokenSecret(candidate: [UInt8]) async throws -> [UInt8] { throw Failure() }
+    func countRelayOutcomes(installation: String, _ usage: RelayUsage) async throws { throw Failure() }
+    func relayUsage(installation: String) async throws -> RelayUsage { throw Failure() }
     func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome { throw Failure() }
     func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws { throw Failure() }
     func saveChannel(_ channel: ChannelRecord) async throws { throw Failure() }
