@@ -53,10 +53,13 @@ extension SQLiteHeraldStore {
     public func relayTokenSecret(candidate: [UInt8]) async throws -> [UInt8] {
         try await write { db in
             try db.execute(
-                sql: "INSERT INTO relay_secrets (name, secret) VALUES ('access-token', ?) ON CONFLICT (name) DO NOTHING",
+                sql: """
+                    INSERT INTO relay_secrets (name, secret) VALUES ('access-token', ?)
+                    ON CONFLICT (name) DO NOTHING
+                    """,
                 arguments: [Data(candidate)])
-            guard let secret = try Data.fetchOne(db, sql: "SELECT secret FROM relay_secrets WHERE name = 'access-token'")
-            else { throw StoreError("the relay's token secret could not be stored") }
+            let stored = try Data.fetchOne(db, sql: "SELECT secret FROM relay_secrets WHERE name = 'access-token'")
+            guard let secret = stored else { throw StoreError("the relay's token secret could not be stored") }
             return Array(secret)
         }
     }

@@ -4,10 +4,13 @@ import Testing
 /// The upstream relay's installations, token secret and counts: the `RelayStore` contract, on every
 /// backend (both implement it as part of `HeraldStore`).
 @Suite struct RelayConformanceTests {
-    static func installation(_ id: String, name: String = "Self-hosted", rate: Int = 100, at: Int64 = 10)
+    static func installation(
+        _ id: String, name: String = "Self-hosted", rate: Int = 100, at: Int64 = 10
+    )
         -> RelayInstallation
     {
-        RelayInstallation(id: id, name: name, keyHash: Array(repeating: UInt8(id.count), count: 32), rate: rate, createdAt: at)
+        RelayInstallation(
+            id: id, name: name, keyHash: Array(repeating: UInt8(id.count), count: 32), rate: rate, createdAt: at)
     }
 
     @Test(arguments: StoreBackend.available)
