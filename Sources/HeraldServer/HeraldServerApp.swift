@@ -21,6 +21,8 @@ public enum HeraldServerApp {
         DeviceRoutes.register(on: router, state: state)
         SubscriptionRoutes.register(on: router, state: state)
         NotificationRoutes.register(on: router, state: state)
+        RelayRoutes.register(
+            on: router, state: state, authority: RelayAuthority(store: state.store, clock: state.clock))
         return router
     }
 

@@ -9,7 +9,8 @@ struct HeraldCommand: AsyncParsableCommand {
         abstract: "Wallet-bound push notifications: keystores, signed registration, encrypted messages.",
         version: HeraldVersion.current,
         subcommands: [
-            ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self, InstallationCommand.self, SubscribeCommand.self,
+            ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self,
+            InstallationCommand.self, SubscribeCommand.self,
             UnsubscribeCommand.self, SubscriptionsCommand.self, SendCommand.self, InboxCommand.self, WalletCommand.self,
             BenchCommand.self, FakeAPNsCommand.self, FakeFCMCommand.self,
         ]

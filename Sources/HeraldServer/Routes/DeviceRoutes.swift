@@ -72,6 +72,15 @@ enum DeviceRoutes {
 /// the limit is refused before reading; a chunked body stops at the limit), then the media type.
 enum RequestBody {
     static func readJSON(_ request: Request, limit: Int) async throws -> ByteBuffer {
+        let body = try await collect(request, limit: limit)
+        guard isJSON(request.headers[.contentType]) else {
+            throw APIError(.unsupportedMediaType, "Content-Type must be application/json (charset utf-8 or none)")
+        }
+        return body
+    }
+
+    /// The body, refused with 413 past `limit` bytes (declared or sent).
+    static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
         if let declared = request.headers[.contentLength], let length = Int(declared), length > limit {
             throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
         }
@@ -83,9 +92,6 @@ enum RequestBody {
         } catch is NIOTooManyBytesError {
             // What a chunked body past the limit throws (no Content-Length to refuse up front).
             throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
-        }
-        guard isJSON(request.headers[.contentType]) else {
-            throw APIError(.unsupportedMediaType, "Content-Type must be application/json (charset utf-8 or none)")
         }
         return body
     }

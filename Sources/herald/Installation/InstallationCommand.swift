@@ -108,7 +108,9 @@ struct InstallationRemove: AsyncParsableCommand {
 
     func run() async throws {
         let id = id.lowercased()
-        guard RelayCredentials.isInstallationID(id) else { throw CLIError(.usage, "\(self.id) is not an installation id") }
+        guard RelayCredentials.isInstallationID(id) else {
+            throw CLIError(.usage, "\(self.id) is not an installation id")
+        }
         let store = try await storage.open()
         let removed = try await store.removeInstallation(id: id)
         try await store.close()
