@@ -9,6 +9,16 @@ public protocol PushProvider: Sendable {
     var name: String { get }
 
     func deliver(_ push: QueuedPush) async -> PushDelivery
+
+    /// Sends a push that has no outbox row here (one a downstream forwarded to this upstream).
+    func deliver(_ message: PushMessage) async -> PushDelivery
+}
+
+extension PushProvider {
+    /// For providers that only drain the outbox (test doubles): a forwarded push fails, unsent.
+    public func deliver(_ message: PushMessage) async -> PushDelivery {
+        .failed(reason: "\(name) cannot send forwarded pushes")
+    }
 }
 
 /// How one send ended.
@@ -66,5 +76,9 @@ public struct LoggingPushProvider: PushProvider {
                 "platform": "\(push.platform.rawValue)", "token": "\(DeviceToken.logPrefix(push.deviceToken))",
             ])
         return .failed(reason: "no \(service) provider configured")
+    }
+
+    public func deliver(_ message: PushMessage) async -> PushDelivery {
+        .failed(reason: "no \(message.platform == .android ? "FCM" : "APNs") provider configured")
     }
 }

@@ -7,7 +7,9 @@ public import ServiceLifecycle
 /// Builds Herald's router, application and service group from a ``ServerState``.
 public enum HeraldServerApp {
     /// The router: middleware (outermost first) then every route of ``RouteTable``.
-    public static func makeRouter(_ state: ServerState) -> Router<HeraldRequestContext> {
+    public static func makeRouter(
+        _ state: ServerState, providers: PushProviders? = nil
+    ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(metrics: state.metrics))
         router.add(middleware: ErrorMiddleware())
@@ -22,19 +24,21 @@ public enum HeraldServerApp {
         SubscriptionRoutes.register(on: router, state: state)
         NotificationRoutes.register(on: router, state: state)
         RelayRoutes.register(
-            on: router, state: state, authority: RelayAuthority(store: state.store, clock: state.clock))
+            on: router, state: state, providers: providers ?? PushProviders(logger: state.logger),
+            authority: RelayAuthority(store: state.store, clock: state.clock))
         return router
     }
 
     /// The HTTP application. `onListening` receives the bound port (useful with port 0).
     public static func makeApplication(
-        _ state: ServerState, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        _ state: ServerState, providers: PushProviders? = nil,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let counter = ConnectionGuard.Counter()
         let timeout = TimeAmount.seconds(Int64(state.configuration.requestTimeoutSeconds))
         let limit = state.configuration.maxConnections
         return Application(
-            router: makeRouter(state),
+            router: makeRouter(state, providers: providers),
             server: .http1(
                 configuration: .init(additionalChannelHandlers: [
                     ConnectionGuard(requestTimeout: timeout, limit: limit, counter: counter)
@@ -57,7 +61,7 @@ public enum HeraldServerApp {
             configuration: .init(
                 services: [
                     .init(service: StoreLifetimeService(state: state)),
-                    .init(service: makeApplication(state, onListening: onListening)),
+                    .init(service: makeApplication(state, providers: providers, onListening: onListening)),
                     .init(
                         service: PushOutboxService(
                             state: state, providers: providers ?? PushProviders(logger: state.logger))),

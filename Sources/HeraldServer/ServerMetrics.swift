@@ -83,6 +83,15 @@ public final class ServerMetrics: Sendable {
         ).increment(by: count)
     }
 
+    /// PROTOCOL §7: an upstream's forwarded pushes by installation and outcome.
+    func recordRelayPushes(installation: String, status: String, count: Int) {
+        guard count > 0 else { return }
+        CoreMetrics.Counter(
+            label: "herald_relay_pushes_total", dimensions: [("installation", installation), ("status", status)],
+            factory: factory
+        ).increment(by: count)
+    }
+
     func recordPushLatency(provider: String, duration: Duration) {
         guard duration > .zero else { return }
         CoreMetrics.Timer(

@@ -38,19 +38,26 @@ public struct APNsProvider: PushProvider {
     ]
 
     public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        let body = PushContent.of(push, mode: mode).apnsBody()
+        await deliver(
+            PushMessage(
+                platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID,
+                expiration: push.queuedAt + maxAgeSeconds, content: PushContent.of(push, mode: mode)))
+    }
+
+    public func deliver(_ message: PushMessage) async -> PushDelivery {
+        let body = message.content.apnsBody()
         do {
             let token = try await tokens.token()
-            var response = try await transport.send(request(push, body: body, token: token))
+            var response = try await transport.send(request(message, body: body, token: token))
             if response.status == 403, Self.reason(response) == "ExpiredProviderToken" {
                 let renewed = try await tokens.renew(rejected: token)
                 guard renewed != token else {
                     return .retryable(
                         reason: "APNs 403 ExpiredProviderToken", retryAfter: APNsTokenAuthority.minimumAge)
                 }
-                response = try await transport.send(request(push, body: body, token: renewed))
+                response = try await transport.send(request(message, body: body, token: renewed))
             }
-            return classify(response, push)
+            return classify(response)
         } catch let error as RelayConfigurationError {
             return .failed(reason: error.description)
         } catch {
@@ -60,18 +67,18 @@ public struct APNsProvider: PushProvider {
 
     func host(for platform: Platform) -> String { platform == .iosSandbox ? sandboxHost : productionHost }
 
-    func request(_ push: QueuedPush, body: [UInt8], token: String) -> PushHTTPRequest {
+    func request(_ message: PushMessage, body: [UInt8], token: String) -> PushHTTPRequest {
         PushHTTPRequest(
-            url: host(for: push.platform) + "/3/device/" + push.deviceToken,
+            url: host(for: message.platform) + "/3/device/" + message.deviceToken,
             headers: [
                 ("authorization", "bearer " + token), ("apns-topic", topic), ("apns-push-type", "alert"),
-                ("apns-priority", "10"), ("apns-expiration", String(push.queuedAt + maxAgeSeconds)),
-                ("apns-id", Self.uuid(push.apnsID)), ("content-type", "application/json"),
+                ("apns-priority", "10"), ("apns-expiration", String(message.expiration)),
+                ("apns-id", Self.uuid(message.id)), ("content-type", "application/json"),
             ],
             body: body)
     }
 
-    func classify(_ response: PushHTTPResponse, _ push: QueuedPush) -> PushDelivery {
+    func classify(_ response: PushHTTPResponse) -> PushDelivery {
         let reason = Self.reason(response) ?? ""
         let described = "APNs \(response.status)\(reason.isEmpty ? "" : " " + reason)"
         switch response.status {

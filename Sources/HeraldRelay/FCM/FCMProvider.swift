@@ -26,7 +26,14 @@ public struct FCMProvider: PushProvider {
     }
 
     public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        let body = PushContent.of(push, mode: mode).fcmBody(token: push.deviceToken)
+        await deliver(
+            PushMessage(
+                platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID, expiration: 0,
+                content: PushContent.of(push, mode: mode)))
+    }
+
+    public func deliver(_ message: PushMessage) async -> PushDelivery {
+        let body = message.content.fcmBody(token: message.deviceToken)
         let token: String
         do { token = try await tokens.token() } catch {
             return .retryable(reason: "FCM token: \(String(describing: error).prefix(120))", retryAfter: nil)

@@ -27,13 +27,14 @@ public enum RouteTable {
     public static let feeds = Route(method: .get, path: "/v1/users/{wallet}/feeds")
     public static let notificationStatus = Route(method: .get, path: "/v1/notifications/{sid}")
     public static let relayToken = Route(method: .post, path: "/v1/relay/token")
+    public static let relayPushes = Route(method: .post, path: "/v1/relay/pushes")
     public static let relayUsage = Route(method: .get, path: "/v1/relay/usage")
     public static let health = Route(method: .get, path: "/healthz")
     public static let metrics = Route(method: .get, path: "/metrics")
 
     public static let all: [Route] = [
         info, devices, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds, notificationStatus,
-        relayToken, relayUsage, health, metrics,
+        relayToken, relayPushes, relayUsage, health, metrics,
     ]
 
     /// Whether some route has this path (with any method), for 405 versus 404.
