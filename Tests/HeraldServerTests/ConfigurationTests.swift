@@ -190,4 +190,33 @@ import Testing
         #expect(await Self.failure(["--push-content", "some"]).contains("must be full or none"))
         #expect(await Self.failure(["--apns-host", "ftp://x"]).contains("must be an http(s) URL"))
     }
+
+    @Test func upstreamSettingsAreAllOrNothing() async throws {
+        let id = "0b7c2a9e-3a57-4a7e-9f0e-1c7f3c4e2a10"
+        #expect(
+            await Self.failure(["--upstream", "https://up.example"])
+                == "upstream settings are incomplete: missing --upstream-installation-id, --upstream-installation-key-file"
+        )
+        #expect(
+            await Self.failure(["--upstream-installation-id", id, "--upstream-installation-key-file", "k"])
+                == "upstream settings are incomplete: missing --upstream")
+        #expect(
+            await Self.failure(["--upstream-ca-file", "ca.pem"])
+                == "upstream settings are incomplete: missing --upstream, --upstream-installation-id, "
+                + "--upstream-installation-key-file")
+        #expect(
+            await Self.failure([
+                "--upstream", "https://up.example", "--upstream-installation-id", "nope",
+                "--upstream-installation-key-file", "k",
+            ]).contains("is not an installation id"))
+        #expect(await Self.failure(["--upstream", "up.example"]).contains("must be an http(s) URL"))
+        let environment = [
+            "HERALD_UPSTREAM_URL": "http://127.0.0.1:9000", "HERALD_UPSTREAM_INSTALLATION_ID": id,
+            "HERALD_UPSTREAM_INSTALLATION_KEY_FILE": "/k",
+        ]
+        let configuration = try await ConfigurationLoader.load(arguments: [], environment: environment)
+        #expect(configuration.upstream.url == "http://127.0.0.1:9000")
+        #expect(configuration.upstream.installationID == id)
+        #expect(configuration.upstream.installationKeyFile == "/k")
+    }
 }

@@ -87,6 +87,18 @@ public enum ConfigurationLoader {
         if fcm.serviceAccountFile == nil, fcm.projectID != nil || fcm.tokenURI != nil {
             throw ConfigurationError("FCM settings are incomplete: missing --fcm-service-account")
         }
+        let upstream = configuration.upstream
+        let upstreamMissing = [
+            ("--upstream", upstream.url), ("--upstream-installation-id", upstream.installationID),
+            ("--upstream-installation-key-file", upstream.installationKeyFile),
+        ].filter { $0.1 == nil }.map(\.0)
+        if upstreamMissing.count < 3 && !upstreamMissing.isEmpty || upstream.caFile != nil && upstream.url == nil {
+            let missing = upstreamMissing.isEmpty ? ["--upstream"] : upstreamMissing
+            throw ConfigurationError("upstream settings are incomplete: missing \(missing.joined(separator: ", "))")
+        }
+        if let id = upstream.installationID, upstream.url != nil, !RelayCredentials.isInstallationID(id.lowercased()) {
+            throw ConfigurationError("--upstream-installation-id: \(id) is not an installation id (a UUID)")
+        }
     }
 
     /// One line per setting for `herald serve --help`: flag, environment variable, file key.

@@ -49,6 +49,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var setupConfirmation = true
     public var apns = APNsSettings()
     public var fcm = FCMSettings()
+    public var upstream = UpstreamSettings()
+
+    /// An upstream Herald relaying this server's pushes (PROTOCOL §7); no URL means none.
+    public struct UpstreamSettings: Sendable, Equatable {
+        public var url: String?
+        public var installationID: String?
+        public var installationKeyFile: String?
+        public var caFile: String?
+
+        public init() {}
+    }
 
     /// APNs credentials and hosts; no key file means no APNs.
     public struct APNsSettings: Sendable, Equatable {

@@ -5,7 +5,7 @@ import Logging
 /// Every setting of `herald serve`, in CLI.md's order: the one place each is spelled (file key, flag,
 /// environment variable) and checked. The README's table documents them.
 enum ServerSettings {
-    static let all: [Setting] = general + limits + push + apns + fcm + log
+    static let all: [Setting] = general + limits + push + apns + fcm + upstream + log
 
     private static let general: [Setting] = [
         Setting("host", flag: "host", environment: "HERALD_HOST") { config, lookup throws(ConfigurationError) in
@@ -164,6 +164,29 @@ enum ServerSettings {
         },
         Setting("fcm.caFile", flag: "fcm-ca-file", environment: "HERALD_FCM_CA_FILE") {
             config, lookup throws(ConfigurationError) in config.fcm.caFile = try lookup.text() ?? config.fcm.caFile
+        },
+    ]
+
+    private static let upstream: [Setting] = [
+        Setting("upstream.url", flag: "upstream", environment: "HERALD_UPSTREAM_URL") {
+            config, lookup throws(ConfigurationError) in config.upstream.url = try lookup.url() ?? config.upstream.url
+        },
+        Setting(
+            "upstream.installationId", flag: "upstream-installation-id", environment: "HERALD_UPSTREAM_INSTALLATION_ID"
+        ) {
+            config, lookup throws(ConfigurationError) in
+            config.upstream.installationID = try lookup.text() ?? config.upstream.installationID
+        },
+        Setting(
+            "upstream.installationKeyFile", flag: "upstream-installation-key-file",
+            environment: "HERALD_UPSTREAM_INSTALLATION_KEY_FILE"
+        ) {
+            config, lookup throws(ConfigurationError) in
+            config.upstream.installationKeyFile = try lookup.text() ?? config.upstream.installationKeyFile
+        },
+        Setting("upstream.caFile", flag: "upstream-ca-file", environment: "HERALD_UPSTREAM_CA_FILE") {
+            config, lookup throws(ConfigurationError) in
+            config.upstream.caFile = try lookup.text() ?? config.upstream.caFile
         },
     ]
 

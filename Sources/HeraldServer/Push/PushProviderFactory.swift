@@ -1,3 +1,4 @@
+import Foundation
 public import HeraldRelay
 public import Logging
 
@@ -26,6 +27,33 @@ public enum PushProviderFactory {
                 tokens: FCMAccessTokens(account: account, tokenURI: fcm.tokenURI, transport: transport),
                 projectID: project, endpoint: fcm.endpoint, mode: configuration.pushContent, logger: logger)
             logger.info("FCM provider: project \(project), endpoint \(fcm.endpoint)")
+        }
+        let upstream = configuration.upstream
+        if let url = upstream.url, let id = upstream.installationID, let keyFile = upstream.installationKeyFile,
+            providers.apns == nil || providers.fcm == nil
+        {
+            let key: String
+            do {
+                key = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+            } catch {
+                throw RelayConfigurationError("cannot read the upstream installation key file \(keyFile)")
+            }
+            guard !key.isEmpty else {
+                throw RelayConfigurationError("the upstream installation key file \(keyFile) is empty")
+            }
+            if url.hasPrefix("http://") {
+                logger.warning("upstream relay \(url) is plain http: use it only on this host or a private network")
+            }
+            let relay = UpstreamPushProvider(
+                transport: try AsyncHTTPClientTransport(caFile: upstream.caFile), upstream: url,
+                installationID: id.lowercased(), key: key, mode: configuration.pushContent,
+                maxAgeSeconds: configuration.pushMaxAgeSeconds, logger: logger)
+            let through = [providers.apns == nil ? "APNs" : nil, providers.fcm == nil ? "FCM" : nil].compactMap { $0 }
+            providers.apns = providers.apns ?? relay
+            providers.fcm = providers.fcm ?? relay
+            logger.info(
+                "upstream relay: \(through.joined(separator: " and ")) pushes go through \(url), installation \(id)")
         }
         return providers
     }

@@ -1,0 +1,161 @@
+import Foundation
+public import HeraldCore
+public import HeraldStore
+public import Logging
+import Synchronization
+
+/// Sends this server's pushes through an upstream Herald that holds the APNs and FCM credentials
+/// (PROTOCOL §7), for a self-hosted server that has none. Pushes are batched: those handed over within
+/// a few milliseconds of each other go in one request of up to 100. The upstream's answers map onto
+/// this server's outbox rules: `dead` prunes, `retry` backs off (its `retryAfter` honoured), `failed`
+/// fails.
+public final class UpstreamPushProvider: PushProvider {
+    public let name = "upstream"
+    static let maximumBatch = 100
+    /// How long the first push of a batch waits for others to join it.
+    static let gathering = Duration.milliseconds(2)
+    /// A refused token request: every due push is retried after this long.
+    static let refusedTokenBackoff: Int64 = 60
+
+    let transport: any PushHTTPTransport
+    let upstream: String
+    let tokens: UpstreamTokens
+    let mode: PushContent.Mode
+    let maxAgeSeconds: Int64
+    let logger: Logger
+
+    private struct Waiting: Sendable {
+        let id: String
+        let item: JSONValue
+        let continuation: CheckedContinuation<PushDelivery, Never>
+    }
+    private struct State {
+        var waiting: [Waiting] = []
+        var gathering = false
+    }
+    private let state = Mutex(State())
+
+    public init(
+        transport: any PushHTTPTransport, upstream: String, installationID: String, key: String,
+        mode: PushContent.Mode = .full, maxAgeSeconds: Int64 = 86_400, logger: Logger
+    ) {
+        self.transport = transport
+        self.upstream = upstream.hasSuffix("/") ? String(upstream.dropLast()) : upstream
+        tokens = UpstreamTokens(
+            transport: transport, upstream: self.upstream, installationID: installationID, key: key)
+        self.mode = mode
+        self.maxAgeSeconds = maxAgeSeconds
+        self.logger = logger
+    }
+
+    public func deliver(_ push: QueuedPush) async -> PushDelivery {
+        let content = PushContent.of(push, mode: mode)
+        let payload = JSONValue.object([
+            ("notification", .object([("title", .string(content.title)), ("body", .string(content.body))])),
+            ("data", .object(PushContent.object(content.data))),
+        ])
+        let id = APNsProvider.uuid(push.apnsID)
+        let item = JSONValue.object([
+            ("id", .string(id)), ("platform", .string(push.platform.rawValue)),
+            ("deviceToken", .string(push.deviceToken)), ("payload", payload),
+            ("expiresAt", .number(String(push.queuedAt + maxAgeSeconds))),
+        ])
+        return await withCheckedContinuation { continuation in
+            let (full, startGathering) = state.withLock { state -> ([Waiting]?, Bool) in
+                state.waiting.append(Waiting(id: id, item: item, continuation: continuation))
+                if state.waiting.count >= Self.maximumBatch {
+                    defer { state.waiting = [] }
+                    return (state.waiting, false)
+                }
+                if state.gathering { return (nil, false) }
+                state.gathering = true
+                return (nil, true)
+            }
+            if let full { Task { await self.send(full) } }
+            if startGathering {
+                Task {
+                    try? await Task.sleep(for: Self.gathering)
+                    let batch = self.state.withLock { state -> [Waiting] in
+                        state.gathering = false
+                        defer { state.waiting = [] }
+                        return state.waiting
+                    }
+                    if !batch.isEmpty { await self.send(batch) }
+                }
+            }
+        }
+    }
+
+    /// One request for the batch (a second after a 401, with a fresh token); every waiter answered.
+    private func send(_ batch: [Waiting]) async {
+        let answers = await exchange(batch)
+        for waiting in batch {
+            waiting.continuation.resume(
+                returning: answers[waiting.id]
+                    ?? .retryable(reason: "the upstream answered without this push", retryAfter: nil))
+        }
+    }
+
+    private func exchange(_ batch: [Waiting]) async -> [String: PushDelivery] {
+        func all(_ delivery: PushDelivery) -> [String: PushDelivery] {
+            Dictionary(batch.map { ($0.id, delivery) }, uniquingKeysWith: { first, _ in first })
+        }
+        let body = JSONValue.object([("pushes", .array(batch.map(\.item)))]).jsonBytes
+        do {
+            var token = try await tokens.token()
+            var response = try await transport.send(request(body, token: token))
+            if response.status == 401 {
+                tokens.invalidate(token)
+                token = try await tokens.token()
+                response = try await transport.send(request(body, token: token))
+            }
+            return Self.classify(response, all: all)
+        } catch let refused as UpstreamTokens.Refused {
+            logger.warning("upstream relay: \(refused.description); pushes wait")
+            return all(.retryable(reason: refused.description, retryAfter: Self.refusedTokenBackoff))
+        } catch {
+            return all(
+                .retryable(reason: "upstream unreachable: \(String(describing: error).prefix(120))", retryAfter: nil))
+        }
+    }
+
+    private func request(_ body: [UInt8], token: String) -> PushHTTPRequest {
+        PushHTTPRequest(
+            url: upstream + "/v1/relay/pushes",
+            headers: [("authorization", "Bearer " + token), ("content-type", "application/json")], body: body)
+    }
+
+    /// The upstream's answer, per push id; `everyone` gives one answer to the whole batch.
+    static func classify(
+        _ response: PushHTTPResponse, all everyone: (PushDelivery) -> [String: PushDelivery]
+    ) -> [String: PushDelivery] {
+        let json = try? JSONParser.parse(response.body)
+        let code = json?["error"]?["code"]?.stringValue ?? ""
+        let described = "upstream \(response.status)\(code.isEmpty ? "" : " " + code)"
+        switch response.status {
+        case 200:
+            guard case .array(let results)? = json?["results"] else {
+                return everyone(.retryable(reason: "upstream answered 200 without results", retryAfter: nil))
+            }
+            var answers: [String: PushDelivery] = [:]
+            for result in results {
+                guard case .string(let id)? = result["id"] else { continue }
+                let reason = result["reason"]?.stringValue ?? "upstream"
+                switch result["status"]?.stringValue {
+                case "sent": answers[id] = .sent
+                case "dead": answers[id] = .deadToken(reason: reason)
+                case "retry":
+                    var after: Int64?
+                    if case .number(let text)? = result["retryAfter"] { after = Int64(text) }
+                    answers[id] = .retryable(reason: reason, retryAfter: after)
+                default: answers[id] = .failed(reason: reason)
+                }
+            }
+            return answers
+        case 401, 429, 500...599:
+            return everyone(.retryable(reason: described, retryAfter: response.retryAfter))
+        default:
+            return everyone(.failed(reason: described))
+        }
+    }
+}

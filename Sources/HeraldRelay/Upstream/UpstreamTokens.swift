@@ -1,0 +1,53 @@
+import Foundation
+import HeraldCore
+import Synchronization
+
+/// The downstream's access token for its upstream relay (PROTOCOL §7): fetched with the installation's
+/// id and key (OAuth2 client credentials), cached until 60 s before it expires, dropped after a 401.
+final class UpstreamTokens: Sendable {
+    /// Why the upstream refused to issue a token: its status and RFC 6749 error, never the key.
+    struct Refused: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let transport: any PushHTTPTransport
+    private let url: String
+    private let form: [UInt8]
+    private let cached = Mutex<(token: String, renewAt: Date)?>(nil)
+
+    init(transport: any PushHTTPTransport, upstream: String, installationID: String, key: String) {
+        self.transport = transport
+        url = upstream + "/v1/relay/token"
+        form = Array(
+            ("grant_type=client_credentials&client_id=installation.\(Self.encoded(installationID))"
+                + "&client_secret=\(Self.encoded(key))&scope=api.push").utf8)
+    }
+
+    func token() async throws -> String {
+        if let cached = cached.withLock({ $0 }), Date() < cached.renewAt { return cached.token }
+        let response = try await transport.send(
+            PushHTTPRequest(
+                url: url, headers: [("content-type", "application/x-www-form-urlencoded")], body: form))
+        let json = try? JSONParser.parse(response.body)
+        guard response.status == 200, case .string(let token)? = json?["access_token"],
+            case .number(let lifetimeText)? = json?["expires_in"], let lifetime = Double(lifetimeText)
+        else {
+            let error = json?["error"]?.stringValue ?? json?["error"]?["code"]?.stringValue ?? "no error given"
+            throw Refused(description: "upstream token request refused: \(response.status) \(error)")
+        }
+        cached.withLock { $0 = (token, Date().addingTimeInterval(max(0, lifetime - 60))) }
+        return token
+    }
+
+    /// Forgets `token` after the upstream refused it, so that the next call fetches another.
+    func invalidate(_ token: String) {
+        cached.withLock { if $0?.token == token { $0 = nil } }
+    }
+
+    /// Form encoding of a value: everything but unreserved characters percent-encoded.
+    static func encoded(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}

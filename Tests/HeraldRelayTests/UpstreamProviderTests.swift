@@ -1,0 +1,189 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Logging
+import Synchronization
+import Testing
+
+@testable import HeraldRelay
+
+/// The downstream's side of PROTOCOL §7, against a scripted upstream.
+@Suite struct UpstreamProviderTests {
+    static let installation = "0b7c2a9e-3a57-4a7e-9f0e-1c7f3c4e2a10"
+    static let key = "k3y+with/odd=chars"
+
+    static func provider(_ transport: ScriptedTransport, mode: PushContent.Mode = .full) -> UpstreamPushProvider {
+        UpstreamPushProvider(
+            transport: transport, upstream: "https://up.example/", installationID: installation, key: key, mode: mode,
+            maxAgeSeconds: 3_600, logger: Logger(label: "test"))
+    }
+
+    static func tokenAnswer(_ token: String = "t1", expiresIn: Int = 3600) -> PushHTTPResponse {
+        PushHTTPResponse(
+            status: 200,
+            body: Array(
+                #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":\#(expiresIn),"scope":"api.push"}"#
+                    .utf8))
+    }
+
+    /// Answers every push of a request with `status` (by the id's last character for variety when nil).
+    static func results(for request: PushHTTPRequest, status: @escaping (String) -> String) -> PushHTTPResponse {
+        guard case .array(let pushes)? = RelayFixtures.json(request.body)?["pushes"] else {
+            return PushHTTPResponse(status: 400)
+        }
+        let results = pushes.map { push -> JSONValue in
+            let id = push["id"]?.stringValue ?? ""
+            var members: [(key: String, value: JSONValue)] = [("id", .string(id)), ("status", .string(status(id)))]
+            if status(id) == "retry" { members.append(("retryAfter", .number("9"))) }
+            return .object(members)
+        }
+        return PushHTTPResponse(status: 200, body: JSONValue.object([("results", .array(results))]).jsonBytes)
+    }
+
+    static func push(_ index: Int, platform: Platform = .ios) -> QueuedPush {
+        QueuedPush(
+            id: Int64(index), sid: 42, wallet: RelayFixtures.wallet, platform: platform,
+            deviceToken: RelayFixtures.iosToken, apnsID: (0..<16).map { UInt8(($0 + index) % 256) },
+            queuedAt: 1_763_769_600, attempts: 0, notification: RelayFixtures.notification())
+    }
+
+    @Test func concurrentPushesGoInBatchesOfAtMostAHundredWithOneToken() async throws {
+        let transport = ScriptedTransport { request in
+            request.url.hasSuffix("/v1/relay/token") ? Self.tokenAnswer() : Self.results(for: request) { _ in "sent" }
+        }
+        let provider = Self.provider(transport)
+        let outcomes = await withTaskGroup(of: PushDelivery.self) { group in
+            for index in 0..<150 { group.addTask { await provider.deliver(Self.push(index)) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.count == 150 && outcomes.allSatisfy { $0 == .sent })
+        let tokenRequests = transport.requests.filter { $0.url == "https://up.example/v1/relay/token" }
+        let pushRequests = transport.requests.filter { $0.url == "https://up.example/v1/relay/pushes" }
+        #expect(tokenRequests.count == 1, "the token is cached")
+        #expect(pushRequests.count >= 2 && pushRequests.count < 150, "batched, not one request a push")
+        let sizes = pushRequests.map { request -> Int in
+            guard case .array(let pushes)? = RelayFixtures.json(request.body)?["pushes"] else { return 0 }
+            return pushes.count
+        }
+        #expect(sizes.allSatisfy { (1...100).contains($0) })
+        #expect(sizes.reduce(0, +) == 150)
+        #expect(pushRequests.allSatisfy { $0.header("authorization") == "Bearer t1" })
+        // The token request is the form of RFC 6749 §4.4, the key percent-encoded.
+        let form = String(decoding: try #require(tokenRequests.first).body, as: UTF8.self)
+        #expect(form.contains("client_id=installation.\(Self.installation)"))
+        #expect(form.contains("client_secret=k3y%2Bwith%2Fodd%3Dchars"))
+        #expect(form.contains("grant_type=client_credentials"))
+    }
+
+    @Test func eachPushIsForwardedAsTheSection42PayloadWithItsIdAndExpiry() async throws {
+        let transport = ScriptedTransport { request in
+            request.url.hasSuffix("/token") ? Self.tokenAnswer() : Self.results(for: request) { _ in "sent" }
+        }
+        #expect(await Self.provider(transport).deliver(Self.push(0, platform: .android)) == .sent)
+        let sent = try #require(transport.requests.last.flatMap { RelayFixtures.json($0.body) })
+        guard case .array(let pushes)? = sent["pushes"], let item = pushes.first else {
+            Issue.record("no pushes in the request")
+            return
+        }
+        #expect(item["id"] == .string(APNsProvider.uuid(Array(0..<16))))
+        #expect(item["platform"] == .string("android"))
+        #expect(item["deviceToken"] == .string(RelayFixtures.iosToken))
+        #expect(item["expiresAt"] == .number(String(1_763_769_600 + 3_600)))
+        #expect(item["payload"]?["notification"]?["title"] == .string("Trade accepted"))
+        #expect(item["payload"]?["data"]?["amsg"] == .string("Pay 0.1 ETH"))
+        #expect(item["payload"]?["data"]?["sid"] == .string("42"))
+    }
+
+    @Test func contentNoneForwardsOnlyTheWakeUp() async throws {
+        let transport = ScriptedTransport { request in
+            request.url.hasSuffix("/token") ? Self.tokenAnswer() : Self.results(for: request) { _ in "sent" }
+        }
+        _ = await Self.provider(transport, mode: .none).deliver(Self.push(0))
+        let sent = try #require(transport.requests.last.flatMap { RelayFixtures.json($0.body) })
+        guard case .array(let pushes)? = sent["pushes"], let item = pushes.first else {
+            Issue.record("no pushes in the request")
+            return
+        }
+        #expect(item["payload"]?["notification"]?["title"] == .string(PushContent.wakeUpTitle))
+        #expect(item["payload"]?["data"]?.objectMembers?.map { $0.key } == ["type", "sid", "epoch"])
+        let text = String(decoding: transport.requests.last?.body ?? [], as: UTF8.self)
+        #expect(!text.contains("Pay 0.1 ETH"))
+    }
+
+    @Test func answersMapOntoTheOutboxRules() async throws {
+        let statuses = ["sent", "dead", "retry", "failed"]
+        let transport = ScriptedTransport { request in
+            if request.url.hasSuffix("/token") { return Self.tokenAnswer() }
+            return Self.results(for: request) { id in
+                statuses[Int(String(id.last ?? "0"), radix: 16).map { $0 % 4 } ?? 0]
+            }
+        }
+        let provider = Self.provider(transport)
+        // apnsID bytes end in index + 15, so the UUID's last hex digit is (index + 15) % 16.
+        let outcomes = await withTaskGroup(of: (Int, PushDelivery).self) { group in
+            for index in 1...4 { group.addTask { (index, await provider.deliver(Self.push(index))) } }
+            return await group.reduce(into: [Int: PushDelivery]()) { $0[$1.0] = $1.1 }
+        }
+        let kinds = outcomes.values.map { outcome -> String in
+            switch outcome {
+            case .sent: return "sent"
+            case .deadToken: return "dead"
+            case .retryable(_, let after): return after == 9 ? "retry" : "retry without 9"
+            case .failed: return "failed"
+            }
+        }
+        #expect(Set(kinds) == Set(statuses))
+    }
+
+    @Test func a401FetchesANewTokenOnceAndARefusedTokenRequestRetriesEveryPush() async throws {
+        let tokens = Mutex(0)
+        let transport = ScriptedTransport { request in
+            if request.url.hasSuffix("/token") {
+                let count = tokens.withLock {
+                    $0 += 1; return $0
+                }
+                return Self.tokenAnswer("t\(count)")
+            }
+            if request.header("authorization") == "Bearer t1" { return PushHTTPResponse(status: 401) }
+            return Self.results(for: request) { _ in "sent" }
+        }
+        #expect(await Self.provider(transport).deliver(Self.push(0)) == .sent)
+        #expect(tokens.withLock { $0 } == 2)
+
+        let refusing = ScriptedTransport { request in
+            request.url.hasSuffix("/token")
+                ? PushHTTPResponse(status: 401, body: Array(#"{"error":"invalid_client"}"#.utf8))
+                : PushHTTPResponse(status: 500)
+        }
+        let outcome = await Self.provider(refusing).deliver(Self.push(0))
+        guard case .retryable(let reason, let after) = outcome else {
+            Issue.record("expected a retry, got \(outcome)")
+            return
+        }
+        #expect(after == UpstreamPushProvider.refusedTokenBackoff)
+        #expect(reason.contains("invalid_client"))
+        #expect(!reason.contains(Self.key), "the key is never in a reason (they reach logs and the outbox)")
+        #expect(refusing.requests.allSatisfy { $0.url.hasSuffix("/token") }, "no push is sent without a token")
+    }
+
+    @Test func requestLevelAnswersApplyToEveryPush() async throws {
+        for (status, expected) in [(429, "retry"), (503, "retry"), (400, "failed"), (413, "failed")] {
+            let transport = ScriptedTransport { request in
+                request.url.hasSuffix("/token")
+                    ? Self.tokenAnswer()
+                    : PushHTTPResponse(
+                        status: status, headers: [("retry-after", "17")],
+                        body: Array(#"{"error":{"code":"x","message":"m"}}"#.utf8))
+            }
+            let outcome = await Self.provider(transport).deliver(Self.push(0))
+            switch outcome {
+            case .retryable(_, let after):
+                #expect(expected == "retry" && after == 17, "\(status)")
+            case .failed:
+                #expect(expected == "failed", "\(status)")
+            default:
+                Issue.record("\(status): \(outcome)")
+            }
+        }
+    }
+}
