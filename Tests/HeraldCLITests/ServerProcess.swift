@@ -15,13 +15,13 @@ final class ServerProcess: @unchecked Sendable {
     private let collected = OutputCollector()
 
     /// `binary` defaults to the `herald` built next to the tests (the debug build under `swift test`).
-    init(databasePath: String, extraArguments: [String] = [], binary: URL? = nil) throws {
+    init(databasePath: String, extraArguments: [String] = [], binary: URL? = nil, logLevel: String = "warning") throws {
         self.databasePath = databasePath
         process.executableURL = try binary ?? CLIRunner.binary()
         process.arguments =
             [
                 "serve", "--port", "0", "--database", databasePath, "--audience", "herald-test", "--rate-limit", "0",
-                "--log-level", "warning",
+                "--log-level", logLevel,
             ] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         for key in environment.keys where key.hasPrefix("HERALD_") { environment.removeValue(forKey: key) }
@@ -49,6 +49,9 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Everything the process has written to stdout and stderr so far.
+    var log: String { collected.text }
 
     func kill(_ signal: Int32) {
         Foundation.kill(process.processIdentifier, signal)
@@ -113,6 +116,15 @@ enum HTTP {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(json.utf8)
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    static func post(_ url: String, form: String) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(form.utf8)
         let (data, response) = try await session.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
