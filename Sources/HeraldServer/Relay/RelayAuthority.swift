@@ -7,7 +7,7 @@ import Synchronization
 /// the upstream shares it); the set of installations is re-read at most every `refreshSeconds`, so a
 /// removed installation's tokens stop working on every node within that time (PROTOCOL §7: 60 s).
 final class RelayAuthority: Sendable {
-    static let refreshSeconds: Int64 = 30
+    static let refreshSeconds: Int64 = 10
 
     private let store: any HeraldStore
     private let clock: @Sendable () -> Int64
