@@ -15,12 +15,16 @@ final class ServerProcess: @unchecked Sendable {
     private let collected = OutputCollector()
 
     /// `binary` defaults to the `herald` built next to the tests (the debug build under `swift test`).
-    init(databasePath: String, extraArguments: [String] = [], binary: URL? = nil, logLevel: String = "warning") throws {
+    init(
+        databasePath: String, extraArguments: [String] = [], binary: URL? = nil, logLevel: String = "warning",
+        port: Int = 0
+    ) throws {
         self.databasePath = databasePath
         process.executableURL = try binary ?? CLIRunner.binary()
         process.arguments =
             [
-                "serve", "--port", "0", "--database", databasePath, "--audience", "herald-test", "--rate-limit", "0",
+                "serve", "--port", String(port), "--database", databasePath, "--audience", "herald-test",
+                "--rate-limit", "0",
                 "--log-level", logLevel,
             ] + extraArguments
         var environment = ProcessInfo.processInfo.environment

@@ -20,7 +20,9 @@ import FoundationNetworking
         let apnsFixture: APNsFixture
         var apns: FakeAPNs { apnsFixture.fake }
         let fcm: FakeFCM
-        let upstream: ServerProcess
+        var upstream: ServerProcess
+        let upstreamArguments: [String]
+        let upstreamDatabase: String
         let downstream: ServerProcess
         let subscriber: CLIRunner
         let installationID: String
@@ -28,7 +30,7 @@ import FoundationNetworking
         let upstreamFolder: String
         let downstreamDatabase: String
 
-        init() async throws {
+        init(rate: Int = 100) async throws {
             upstreamFolder = folder + "/upstream"
             downstreamDatabase = folder + "/downstream/herald.sqlite"
             apnsFixture = try await APNsFixture(folder: folder)
@@ -36,10 +38,11 @@ import FoundationNetworking
             try await fcm.start()
             try Data(fcm.serviceAccountJSON).write(to: URL(fileURLWithPath: folder + "/service-account.json"))
             subscriber = try CLIRunner()
-            let upstreamDatabase = folder + "/upstream/herald.sqlite"
+            upstreamDatabase = folder + "/upstream/herald.sqlite"
             try FileManager.default.createDirectory(atPath: folder + "/upstream", withIntermediateDirectories: true)
             let added = try subscriber.run([
-                "installation", "add", "--name", "Downstream", "--json", "--database", upstreamDatabase,
+                "installation", "add", "--name", "Downstream", "--rate", String(rate), "--json", "--database",
+                upstreamDatabase,
             ])
             #expect(added.status == 0, "\(added.stderr)")
             let created = try JSONParser.parse(Array(added.stdout.utf8))
@@ -49,11 +52,12 @@ import FoundationNetworking
             try Data((installationKey + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
 
             // The upstream logs everything it would (debug), so that the test below sees all of it.
-            upstream = try ServerProcess(
-                databasePath: upstreamDatabase,
-                extraArguments: apnsFixture.serverArguments + [
+            upstreamArguments =
+                apnsFixture.serverArguments + [
                     "--fcm-service-account", folder + "/service-account.json", "--fcm-endpoint", fcm.url,
-                ], logLevel: "debug")
+                ]
+            upstream = try ServerProcess(
+                databasePath: upstreamDatabase, extraArguments: upstreamArguments, logLevel: "debug")
             try await upstream.start()
             downstream = try ServerProcess(
                 databasePath: folder + "/downstream/herald.sqlite",
@@ -100,6 +104,42 @@ import FoundationNetworking
             #expect(status == 202, "\(String(decoding: answer, as: UTF8.self))")
             guard case .array(let sids)? = try JSONParser.parse(Array(answer))["sid"] else { return [] }
             return sids.compactMap(\.stringValue)
+        }
+
+        /// The downstream's outbox rows of one item: (platform, status, attempts).
+        func pushes(_ sid: String) async throws -> [(platform: String, status: String, attempts: Int)] {
+            let queue = try DatabaseQueue(path: downstreamDatabase)
+            defer { try? queue.close() }
+            return try await queue.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT platform, status, attempts FROM push_outbox WHERE sid = ? ORDER BY platform",
+                    arguments: [Int64(sid) ?? 0]
+                ).map { (platform: $0["platform"], status: $0["status"], attempts: $0["attempts"]) }
+            }
+        }
+
+        /// Requests the fakes received for one item, per platform.
+        func requests(_ sid: String) -> (apns: Int, fcm: Int) {
+            (
+                apns.received.filter { $0.json?["sid"] == .string(sid) }.count,
+                fcm.received.filter { $0.message?["data"]?["sid"] == .string(sid) }.count
+            )
+        }
+
+        /// A fresh access token from the upstream.
+        func accessToken() async throws -> String? {
+            let (_, answer) = try await HTTP.post(
+                upstream.baseURL + "/v1/relay/token",
+                form: "grant_type=client_credentials&client_id=installation.\(installationID)&client_secret="
+                    + installationKey)
+            return try JSONParser.parse(Array(answer))["access_token"]?.stringValue
+        }
+
+        func usageStatus(_ token: String) async throws -> Int {
+            var request = URLRequest(url: URL(string: upstream.baseURL + "/v1/relay/usage")!)
+            request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+            let (_, response) = try await HTTP.session.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
         }
 
         func downstreamPlatforms() async throws -> [String] {
@@ -188,5 +228,86 @@ import FoundationNetworking
             form: "grant_type=client_credentials&client_id=installation.\(setup.installationID)&client_secret=wrong")
         #expect(status == 401)
         #expect(try JSONParser.parse(Array(answer))["error"] == .string("invalid_client"))
+    }
+
+    @Test func aFakes429IsRetriedByTheDownstreamAndDeliveredOnce() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let subscriber = try setup.subscriberAddress
+        #expect(try await eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
+        setup.apns.enqueue(.reject(status: 429, reason: "TooManyRequests", retryAfter: 1))
+        let sid = try await setup.send(NotificationDraft(title: "t", body: "b").targetedPayload(to: [subscriber]))[0]
+        #expect(
+            try await eventually(30) {
+                try await setup.pushes(sid).allSatisfy { $0.status == "sent" }
+            })
+        let ios = try await setup.pushes(sid).first { $0.platform == "ios" }
+        #expect(ios?.attempts == 2, "one 429, then sent")
+        #expect(setup.requests(sid).apns == 2 && setup.requests(sid).fcm == 1, "delivered once each")
+    }
+
+    @Test func pushesOverTheInstallationsRateAreDeliveredLaterAndOnce() async throws {
+        // A rate of 1/s: a burst of 10, and the setup confirmations took 2.
+        let setup = try await Setup(rate: 1)
+        defer { setup.finish() }
+        let subscriber = try setup.subscriberAddress
+        #expect(try await eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
+        var sids: [String] = []
+        for index in 0..<6 {
+            sids += try await setup.send(
+                NotificationDraft(title: "m\(index)", body: "b").targetedPayload(to: [subscriber]))
+        }
+        #expect(
+            try await eventually(60) {
+                var all: [(platform: String, status: String, attempts: Int)] = []
+                for sid in sids { all += try await setup.pushes(sid) }
+                return all.count == 12 && all.allSatisfy { $0.status == "sent" }
+            }, "every push is sent in the end")
+        var retried = 0
+        for sid in sids {
+            #expect(setup.requests(sid).apns == 1 && setup.requests(sid).fcm == 1, "once each: \(sid)")
+            retried += try await setup.pushes(sid).filter { $0.attempts > 1 }.count
+        }
+        #expect(retried > 0, "some pushes were over the rate and waited")
+    }
+
+    @Test func aRemovedInstallationsTokenIsRefusedWithinAMinute() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let token = try #require(try await setup.accessToken())
+        #expect(try await setup.usageStatus(token) == 200)
+        let removed = try setup.subscriber.run([
+            "installation", "remove", setup.installationID, "--database", setup.upstreamDatabase,
+        ])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try await eventually(60) { try await setup.usageStatus(token) == 401 })
+        #expect(try await setup.accessToken() == nil, "and no new token is issued")
+    }
+
+    @Test func theUpstreamRestartedMidRunLosesNothing() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let subscriber = try setup.subscriberAddress
+        #expect(try await eventually { setup.apns.received.count == 1 && setup.fcm.received.count == 1 })
+        let port = setup.upstream.port
+        setup.upstream.kill(SIGKILL)
+        _ = try await setup.upstream.waitForExit()
+        var sids: [String] = []
+        for index in 0..<3 {
+            sids += try await setup.send(
+                NotificationDraft(title: "r\(index)", body: "b").targetedPayload(to: [subscriber]))
+        }
+        setup.upstream = try ServerProcess(
+            databasePath: setup.upstreamDatabase, extraArguments: setup.upstreamArguments, port: port)
+        try await setup.upstream.start()
+        #expect(
+            try await eventually(60) {
+                var all: [(platform: String, status: String, attempts: Int)] = []
+                for sid in sids { all += try await setup.pushes(sid) }
+                return all.count == 6 && all.allSatisfy { $0.status == "sent" }
+            }, "every push queued while the upstream was down is sent once it is back")
+        for sid in sids {
+            #expect(setup.requests(sid).apns == 1 && setup.requests(sid).fcm == 1, "once each: \(sid)")
+        }
     }
 }
