@@ -5,9 +5,11 @@
 #
 # Usage: scripts/load/push-bench.sh [HERALD_BINARY] [PUSHES] [CONCURRENCY] [BACKEND]
 #        (default .build/release/herald, 100000, 100, sqlite)
-# BACKEND: sqlite (one node on a SQLite file), postgres (one node on a throwaway PostgreSQL cluster) or
+# BACKEND: sqlite (one node on a SQLite file), postgres (one node on a throwaway PostgreSQL cluster),
 # postgres-2 (two nodes draining one outbox on one PostgreSQL; they share the 2 cores with the fake and
-# the database). On PostgreSQL it also prints the statements and commits per push from pg_stat_statements.
+# the database), or upstream (one SQLite node without credentials sending through an upstream Herald,
+# PROTOCOL §7, which holds the fake's credentials; the RSS and CPU printed are the upstream's). On
+# PostgreSQL it also prints the statements and commits per push from pg_stat_statements.
 set -euo pipefail
 
 herald="${1:-.build/release/herald}"
@@ -25,17 +27,17 @@ cleanup() {
 trap cleanup EXIT
 
 case "$backend" in
-sqlite) database="$work/push.sqlite" nodes=1 ;;
+sqlite | upstream) database="$work/push.sqlite" nodes=1 ;;
 postgres | postgres-2)
     database="$("$root/scripts/postgres/cluster.sh" start "$work/postgres")"
     nodes=1
     [[ "$backend" == postgres-2 ]] && nodes=2
     ;;
-*) echo "BACKEND is sqlite, postgres or postgres-2" >&2; exit 64 ;;
+*) echo "BACKEND is sqlite, postgres, postgres-2 or upstream" >&2; exit 64 ;;
 esac
 
 "$herald" bench broadcast --database "$database" --subscribers "$pushes" --rounds 1 | tail -1
-if [[ "$backend" != sqlite ]]; then
+if [[ "$backend" == postgres* ]]; then
     psql "$database" -Atq -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" \
         > /dev/null
     commits_before="$(psql "$database" -Atq -c "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")"
@@ -45,15 +47,32 @@ fake=$!
 for _ in $(seq 1 100); do grep -q "^fake APNs listening" "$work/fake.log" && break; sleep 0.1; done
 apns_url="$(sed -n 's/^fake APNs listening on //p' "$work/fake.log")"
 
+apns=(--apns-key-file "$work/apns/AuthKey.p8" --apns-key-id FAKEKEY001 --apns-team-id FAKETEAM01
+    --apns-topic org.example.herald --apns-host "$apns_url" --apns-sandbox-host "$apns_url"
+    --apns-ca-file "$work/apns/ca.pem")
 started="$(date +%s.%N)"
 servers=()
-for node in $(seq 1 "$nodes"); do
-    "$herald" serve --database "$database" --port 0 --rate-limit 0 --log-level warning \
-        --push-concurrency "$concurrency" --apns-key-file "$work/apns/AuthKey.p8" --apns-key-id FAKEKEY001 \
-        --apns-team-id FAKETEAM01 --apns-topic org.example.herald --apns-host "$apns_url" \
-        --apns-sandbox-host "$apns_url" --apns-ca-file "$work/apns/ca.pem" > "$work/serve.$node.log" 2>&1 &
+if [[ "$backend" == upstream ]]; then
+    # The upstream holds the credentials; the node on the queued pushes has none and forwards them.
+    installation="$("$herald" installation add --name bench --rate 1000000 --json --database "$work/upstream.sqlite")"
+    id="$(echo "$installation" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')"
+    echo "$installation" | python3 -c 'import json, sys; print(json.load(sys.stdin)["key"])' > "$work/installation.key"
+    "$herald" serve --database "$work/upstream.sqlite" --port 0 --rate-limit 0 --log-level warning \
+        --push-concurrency "$concurrency" "${apns[@]}" > "$work/upstream.log" 2>&1 &
     servers+=($!)
-done
+    for _ in $(seq 1 100); do grep -q "listening on" "$work/upstream.log" && break; sleep 0.1; done
+    upstream_url="$(sed -n 's/^herald listening on \(http:[^ ]*\) .*/\1/p' "$work/upstream.log")"
+    "$herald" serve --database "$database" --port 0 --rate-limit 0 --log-level warning \
+        --push-concurrency "$concurrency" --upstream "$upstream_url" --upstream-installation-id "$id" \
+        --upstream-installation-key-file "$work/installation.key" > "$work/serve.1.log" 2>&1 &
+    downstream=$!
+else
+    for node in $(seq 1 "$nodes"); do
+        "$herald" serve --database "$database" --port 0 --rate-limit 0 --log-level warning \
+            --push-concurrency "$concurrency" "${apns[@]}" > "$work/serve.$node.log" 2>&1 &
+        servers+=($!)
+    done
+fi
 peak=0
 while true; do
     sleep 0.5
@@ -75,10 +94,11 @@ cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/p
 server_cpu=0
 for server in "${servers[@]}"; do server_cpu="$(echo "$server_cpu + $(cpu "$server")" | bc)"; done
 received="$(sed -n 's/^received \([0-9]*\) (.*/\1/p' "$work/fake.log" | tail -1)"
+[[ -n "${downstream:-}" ]] && echo "  downstream CPU $(cpu "$downstream") s"
 echo "$backend, $nodes node(s): $pushes pushes delivered in ${seconds} s (server start included): ${rate}/s," \
     "best second ${peaks}/s; concurrency $concurrency; servers' peak RSS $((peak / 1024)) MB;" \
     "CPU: servers ${server_cpu} s, fake $(cpu "$fake") s; requests at the fake ${received:-?}"
-if [[ "$backend" != sqlite ]]; then
+if [[ "$backend" == postgres* ]]; then
     # Let the last outcomes commit before counting.
     sleep 1
     commits="$(psql "$database" -Atq -c "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")"
