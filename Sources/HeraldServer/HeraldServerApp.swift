@@ -10,7 +10,7 @@ public enum HeraldServerApp {
     public static func makeRouter(_ state: ServerState) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(metrics: state.metrics))
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: RouteTable.served(bisqRelay: state.configuration.bisqRelay)))
         if state.configuration.rateLimit > 0 {
             router.add(
                 middleware: RateLimitMiddleware(
@@ -21,6 +21,7 @@ public enum HeraldServerApp {
         DeviceRoutes.register(on: router, state: state)
         SubscriptionRoutes.register(on: router, state: state)
         NotificationRoutes.register(on: router, state: state)
+        if state.configuration.bisqRelay { BisqRelayController(state: state).register(on: router) }
         return router
     }
 

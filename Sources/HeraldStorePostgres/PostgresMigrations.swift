@@ -5,8 +5,19 @@
 /// digest (the database judges replays) and the outbox's claim columns.
 enum PostgresMigrations {
     static let all: [(version: Int, name: String, sql: String)] = [
-        (1, "0001_initial", initialSQL)
+        (1, "0001_initial", initialSQL),
+        (2, "0002_bisq", bisqSQL),
     ]
+
+    static let bisqSQL = """
+        -- Bisq relay pushes (PROTOCOL §8) wait in the same outbox, with neither binding nor feed item: the
+        -- opaque encrypted message and its flags are the push. Their wallet is 20 zero bytes (no wallet
+        -- signs for them) and nothing here ever reads the message.
+        -- The encrypted message as Bisq sent it; NULL for a Herald push.
+        ALTER TABLE push_outbox ADD COLUMN bisq_message text;
+        -- Flags, added: 1 a sound (snd, isUrgent), 2 mutable-content.
+        ALTER TABLE push_outbox ADD COLUMN bisq_flags smallint NOT NULL DEFAULT 0;
+        """
 
     /// The newest schema version this code knows.
     static var latest: Int { all.map(\.version).max() ?? 0 }

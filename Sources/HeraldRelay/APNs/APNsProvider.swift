@@ -38,7 +38,7 @@ public struct APNsProvider: PushProvider {
     ]
 
     public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        let body = PushContent.of(push, mode: mode).apnsBody()
+        let body = push.bisq.map(BisqPushBody.apns) ?? PushContent.of(push, mode: mode).apnsBody()
         do {
             let token = try await tokens.token()
             var response = try await transport.send(request(push, body: body, token: token))
@@ -61,11 +61,14 @@ public struct APNsProvider: PushProvider {
     func host(for platform: Platform) -> String { platform == .iosSandbox ? sandboxHost : productionHost }
 
     func request(_ push: QueuedPush, body: [UInt8], token: String) -> PushHTTPRequest {
-        PushHTTPRequest(
+        // A Bisq push (§8) keeps Bisq's priority and four-week expiry; retries still stop at maxAgeSeconds.
+        let priority = push.bisq.map(BisqPushBody.apnsPriority) ?? "10"
+        let expiration = push.queuedAt + (push.bisq == nil ? maxAgeSeconds : BisqPushBody.apnsExpirySeconds)
+        return PushHTTPRequest(
             url: host(for: push.platform) + "/3/device/" + push.deviceToken,
             headers: [
                 ("authorization", "bearer " + token), ("apns-topic", topic), ("apns-push-type", "alert"),
-                ("apns-priority", "10"), ("apns-expiration", String(push.queuedAt + maxAgeSeconds)),
+                ("apns-priority", priority), ("apns-expiration", String(expiration)),
                 ("apns-id", Self.uuid(push.apnsID)), ("content-type", "application/json"),
             ],
             body: body)

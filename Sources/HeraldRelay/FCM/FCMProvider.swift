@@ -26,7 +26,9 @@ public struct FCMProvider: PushProvider {
     }
 
     public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        let body = PushContent.of(push, mode: mode).fcmBody(token: push.deviceToken)
+        let body =
+            push.bisq.map { BisqPushBody.fcm($0, token: push.deviceToken) }
+            ?? PushContent.of(push, mode: mode).fcmBody(token: push.deviceToken)
         let token: String
         do { token = try await tokens.token() } catch {
             return .retryable(reason: "FCM token: \(String(describing: error).prefix(120))", retryAfter: nil)

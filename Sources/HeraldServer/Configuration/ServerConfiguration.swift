@@ -49,6 +49,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var setupConfirmation = true
     public var apns = APNsSettings()
     public var fcm = FCMSettings()
+    /// PROTOCOL §8: Bisq's open relay routes (`GET /relay`, `POST /v1/apns|fcm/device/{token}`). Off by default.
+    public var bisqRelay = false
 
     /// APNs credentials and hosts; no key file means no APNs.
     public struct APNsSettings: Sendable, Equatable {
