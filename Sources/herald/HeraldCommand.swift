@@ -11,7 +11,7 @@ struct HeraldCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self, SubscribeCommand.self,
             UnsubscribeCommand.self, SubscriptionsCommand.self, SendCommand.self, InboxCommand.self, WalletCommand.self,
-            BenchCommand.self, FakeAPNsCommand.self, FakeFCMCommand.self,
+            BenchCommand.self, FakeAPNsCommand.self, FakeFCMCommand.self, BisqCommand.self,
         ]
     )
 
