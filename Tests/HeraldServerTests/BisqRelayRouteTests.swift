@@ -156,3 +156,32 @@ import Testing
         }
     }
 }
+
+/// The answer when no worker tries the push in time, and how `bisq.relay` is set.
+@Suite struct BisqRelaySettingTests {
+    @Test func aPushNotAttemptedInTimeAnswersQueued() async throws {
+        let fixture = try ServerFixture { $0.bisqRelay = true }
+        let store = fixture.state.store
+        let controller = BisqRelayController(state: fixture.state, firstAttemptWait: .milliseconds(50))
+        let id = try await store.queueBisqPush(
+            BisqRelayPush(
+                platform: .android, deviceToken: BisqRelayRouteTests.androidToken,
+                content: BisqRelayContent(message: "m", urgent: false, mutableContent: false), now: ServerFixture.now))
+        let answer = await controller.firstAttempt(of: id)
+        #expect(!answer.isUnregistered)
+        #expect(answer.errorMessage?.hasPrefix("queued: ") == true)
+        try await store.close()
+        try? FileManager.default.removeItem(atPath: fixture.folder)
+    }
+
+    @Test func theSwitchStandsAloneOrTakesAValueFromAnySource() async throws {
+        #expect(try await ConfigurationLoader.load().bisqRelay == false)
+        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay"]).bisqRelay)
+        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay", "--port", "9000"]).bisqRelay)
+        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay", "false"]).bisqRelay == false)
+        #expect(try await ConfigurationLoader.load(environment: ["HERALD_BISQ_RELAY": "true"]).bisqRelay)
+        await #expect(throws: ConfigurationError.self) {
+            try await ConfigurationLoader.load(arguments: ["--bisq-relay", "maybe"])
+        }
+    }
+}

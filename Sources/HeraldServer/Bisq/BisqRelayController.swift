@@ -82,7 +82,7 @@ struct BisqRelayController {
     /// Watches the outbox row, which any node's worker may be sending, until its first attempt is recorded.
     func firstAttempt(of id: Int64) async -> FirstAttempt {
         let deadline = ContinuousClock.now + firstAttemptWait
-        var lastError = "not attempted within 10 s"
+        var lastError = "not attempted yet; it goes as soon as a worker takes it"
         while true {
             if let pushState = try? await state.store.pushState(id: id) {
                 let reason = pushState.lastError ?? ""
