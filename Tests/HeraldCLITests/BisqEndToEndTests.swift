@@ -185,4 +185,26 @@ import FoundationNetworking
         #expect(
             setup.fcm.received.last?.message?["data"]?["encrypted"]?.stringValue?.hasPrefix("BisqMessageiOS|") == true)
     }
+
+    @Test func aPhoneStaysWhenNoConfirmationOrEraseCanBeSent() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let book = setup.cli.home.appendingPathComponent("bisq.json")
+        let pairing = "iOS|iPhone 15|\(Self.key)|\(Self.iosToken)"
+        // Nothing listens on port 1: the confirmation cannot go, so nothing is stored.
+        let unreachable = try setup.cli.run(["bisq", "pair", pairing, "--server", "http://127.0.0.1:1"])
+        #expect(unreachable.status == 4, "\(unreachable.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: book.path))
+
+        #expect(try setup.cli.run(["bisq", "pair", pairing, "--server", setup.server.baseURL]).status == 0)
+        // The relay it was paired through goes away: ERASE cannot be sent, and the phone is kept.
+        let text = try String(contentsOf: book, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: setup.server.baseURL, with: "http://127.0.0.1:1").utf8).write(to: book)
+        let kept = try setup.cli.run(["bisq", "remove", "iPhone 15"])
+        #expect(kept.status == 4, "\(kept.stderr)")
+        #expect(try setup.cli.run(["bisq", "phones"]).stdout.contains("iPhone 15"))
+        let forgotten = try setup.cli.run(["bisq", "remove", "iPhone 15", "--no-erase"])
+        #expect(forgotten.status == 0, "\(forgotten.stderr)")
+        #expect(try setup.cli.run(["bisq", "phones"]).stdout.contains("no phones paired"))
+    }
 }
