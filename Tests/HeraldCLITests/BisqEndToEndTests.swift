@@ -109,7 +109,7 @@ import FoundationNetworking
         #expect(rows.first?["type"] == .number("3") && rows.first?["app"] == .string("Bisq"))
         #expect(
             rows.first?["asub"] == .string("Trade accepted") && rows.first?["amsg"] == .string("Start the payment."))
-        #expect(rows.first?["epoch"] == message["sentDate"])
+        #expect(rows.first?["epoch"] == message["sentDate"] && rows.first?["sid"] == .null)
 
         // A wrong key does not decrypt it: exit 65, nothing cached.
         #expect(try setup.ingest(trade.body, key: String(repeating: "0", count: 32)).status == 65)

@@ -40,7 +40,10 @@ struct InboxRowJSON {
     static func make(_ row: InboxStore.Row, decrypted: Bool?) -> JSONValue {
         let item = row.item
         var members: [(key: String, value: JSONValue)] = [
-            ("nid", .number(String(row.nid))), ("sid", .number(String(item.sid))), ("type", .number(String(item.type))),
+            // A Bisq row (a `bisq:` pseudo-wallet) came from no Herald server: its sid is NULL.
+            ("nid", .number(String(row.nid))),
+            ("sid", row.wallet.hasPrefix("bisq:") ? .null : .number(String(item.sid))),
+            ("type", .number(String(item.type))),
             ("app", .string(item.app)), ("icon", .string(item.icon)), ("url", .string(item.url)),
             ("appbot", .number("0")),
             ("secret", .string(item.secret)), ("asub", .string(item.subject)), ("amsg", .string(item.message)),
