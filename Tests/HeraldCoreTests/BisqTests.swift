@@ -91,4 +91,17 @@ import Testing
         // printf %s 029d9cb9d9124b42bdf263ed4521169d | sha256sum
         #expect(BisqKey.pseudoWallet(forKey: "029d9cb9d9124b42bdf263ed4521169d") == "bisq:7caf2f2467386081")
     }
+
+    @Test func theJSONSchemaNamesTheMessageMembersInOrderAndEveryType() throws {
+        let (names, required) = try SchemaTests.properties("BisqMessage")
+        let members = try #require(BisqMessage(sentDate: 1, type: .trade).jsonValue.objectMembers).map(\.key)
+        #expect(names == members && required == members)
+        let schema = try JSONParser.parse(
+            Array(try Data(contentsOf: SchemaTests.folder.appendingPathComponent("BisqMessage.json"))))
+        guard case .array(let kinds)? = schema["properties"]?["type"]?["enum"] else {
+            Issue.record("BisqMessage.json has no type enum")
+            return
+        }
+        #expect(kinds.compactMap(\.stringValue) == BisqMessage.Kind.allCases.map(\.rawValue))
+    }
 }
