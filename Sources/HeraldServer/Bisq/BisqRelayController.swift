@@ -5,8 +5,9 @@ import Hummingbird
 
 /// Bisq's notification relay (PROTOCOL §8), on only with `bisq.relay`: a Bisq desktop can use this server
 /// as its relay unchanged. Like Bisq's own relay it is open (no signature), so besides the per-IP limit
-/// each device token gets 1 push/s, burst 20: nobody can flood one phone through it. Messages are
-/// opaque and never logged; tokens only by prefix.
+/// each device token gets 1 push/s, burst 20: nobody can flood one phone through it. (The buckets live in
+/// each node's memory, so N nodes allow N times that; a flood still needs the per-IP limit passed on each.)
+/// Messages are opaque and never logged; tokens only by prefix.
 struct BisqRelayController {
     let state: ServerState
     let perToken = RateLimiter(rate: 1, burst: 20)
@@ -37,6 +38,7 @@ struct BisqRelayController {
         do {
             _ = try await queue(relay, context: context)
         } catch {
+            context.logger.error("storage failed: \(error)")
             return BisqPlainText.response("storage is unavailable", status: .internalServerError)
         }
         return BisqPlainText.response("success")
