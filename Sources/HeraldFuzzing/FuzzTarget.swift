@@ -8,7 +8,7 @@ import HeraldInbox
 /// AddressSanitizer and coverage) and `swift test`, which replays every seed and every input that
 /// once crashed (`Fuzz/Corpus`, `Fuzz/Regressions`) through them on each run.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case envelope, signature, eip712, ecies, cryptojs, keystore, push
+    case envelope, signature, eip712, ecies, cryptojs, keystore, push, bisq
 
     static let key = try? PrivateKey(hex: "0x" + String(repeating: "42", count: 32))
     static let verifier = OperationVerifier(audience: "fuzz", chainId: UInt256(1))
@@ -43,6 +43,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             // What a client does with a push or a synced item: parse it, and open a type 2 in memory.
             guard let json = try? JSONParser.parse(bytes), let item = try? FeedItem.parse(push: json) else { return }
             if let key = Self.key { _ = try? item.decrypted(with: key) }
+        case .bisq:
+            // What `herald bisq pair` and `inbox ingest --bisq-key` read (PROTOCOL §8): a pairing token, and
+            // a Bisq push or bare message decrypted with a key (the vectors' first, so seeds reach the JSON).
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = try? BisqPairingToken(parsing: text)
+            _ = try? BisqMessageCipher.decrypt(text, key: "36d40889af3f46348c4c09ff323d9608")
+            if let json = try? JSONParser.parse(bytes), let message = try? BisqPush.encryptedMessage(in: json) {
+                _ = try? BisqMessageCipher.decrypt(message, key: "36d40889af3f46348c4c09ff323d9608")
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ public import HeraldCore
 /// proposed EPNS mobile schema plus `wallet`). Type-2 rows are stored as received; their plaintext
 /// never reaches the disk.
 public final class InboxStore: Sendable {
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     public static let feedSQL = """
         CREATE TABLE feed (
@@ -37,6 +37,13 @@ public final class InboxStore: Sendable {
         CREATE INDEX feed_by_wallet_channel ON feed (wallet, channel, epoch DESC, nid DESC);
         """
 
+    /// Another extra column: for Bisq rows (PROTOCOL §8), the SHA-256 of the message's JSON, so that a
+    /// message ingested twice is cached once although it has no `sid`.
+    public static let bisqSQL = """
+        ALTER TABLE feed ADD COLUMN bisq_digest TEXT;
+        CREATE UNIQUE INDEX feed_bisq_digest ON feed (wallet, bisq_digest) WHERE bisq_digest IS NOT NULL;
+        """
+
     public init(path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
@@ -46,6 +53,7 @@ public final class InboxStore: Sendable {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("0001_feed") { db in try db.execute(sql: Self.feedSQL) }
         migrator.registerMigration("0002_channel") { db in try db.execute(sql: Self.channelSQL) }
+        migrator.registerMigration("0003_bisq") { db in try db.execute(sql: Self.bisqSQL) }
         try migrator.migrate(queue)
     }
 
@@ -116,7 +124,17 @@ public final class InboxStore: Sendable {
     )
         throws -> [Row]
     {
-        var arguments: StatementArguments = [wallet.checksummed]
+        try list(walletKey: wallet.checksummed, visibility: visibility, channel: channel, limit: limit, offset: offset)
+    }
+
+    /// Newest first, for a `wallet` column value: an EIP-55 address or a pseudo-wallet such as `bisq:…`.
+    public func list(
+        walletKey: String, visibility: Visibility = .visible, channel: ChannelFilter? = nil, limit: Int?,
+        offset: Int = 0
+    )
+        throws -> [Row]
+    {
+        var arguments: StatementArguments = [walletKey]
         var condition = "wallet = ?" + visibility.condition
         switch channel {
         case .address(let address):
@@ -152,9 +170,13 @@ public final class InboxStore: Sendable {
     }
 
     public func row(nid: Int64, wallet: EthereumAddress) throws -> Row? {
+        try row(nid: nid, walletKey: wallet.checksummed)
+    }
+
+    public func row(nid: Int64, walletKey: String) throws -> Row? {
         try queue.read { db in
             try GRDB.Row.fetchOne(
-                db, sql: "SELECT * FROM feed WHERE nid = ? AND wallet = ?", arguments: [nid, wallet.checksummed]
+                db, sql: "SELECT * FROM feed WHERE nid = ? AND wallet = ?", arguments: [nid, walletKey]
             )
             .map(Self.row)
         }
@@ -163,27 +185,36 @@ public final class InboxStore: Sendable {
     /// Hides or unhides rows (`nids` nil: all of the wallet's). Returns how many changed.
     @discardableResult
     public func setHidden(_ hidden: Bool, nids: [Int64]?, wallet: EthereumAddress) throws -> Int {
+        try setHidden(hidden, nids: nids, walletKey: wallet.checksummed)
+    }
+
+    @discardableResult
+    public func setHidden(_ hidden: Bool, nids: [Int64]?, walletKey: String) throws -> Int {
         try queue.write { db in
             if let nids {
                 var changed = 0
                 for nid in nids {
                     try db.execute(
                         sql: "UPDATE feed SET hidden = ? WHERE nid = ? AND wallet = ?",
-                        arguments: [hidden, nid, wallet.checksummed])
+                        arguments: [hidden, nid, walletKey])
                     changed += db.changesCount
                 }
                 return changed
             }
-            try db.execute(sql: "UPDATE feed SET hidden = ? WHERE wallet = ?", arguments: [hidden, wallet.checksummed])
+            try db.execute(sql: "UPDATE feed SET hidden = ? WHERE wallet = ?", arguments: [hidden, walletKey])
             return db.changesCount
         }
     }
 
     public func count(wallet: EthereumAddress, visibility: Visibility = .visible) throws -> Int {
+        try count(walletKey: wallet.checksummed, visibility: visibility)
+    }
+
+    public func count(walletKey: String, visibility: Visibility = .visible) throws -> Int {
         try queue.read { db in
             try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM feed WHERE wallet = ?" + visibility.condition,
-                arguments: [wallet.checksummed]) ?? 0
+                db, sql: "SELECT COUNT(*) FROM feed WHERE wallet = ?" + visibility.condition, arguments: [walletKey])
+                ?? 0
         }
     }
 

@@ -1,4 +1,5 @@
 public import HeraldCore
+public import HeraldStore
 
 /// One push, shaped and ready for its service, whatever it came from: a queued outbox row, or a push
 /// a downstream Herald forwarded to this upstream (PROTOCOL §7), which has no outbox row here.
@@ -10,13 +11,19 @@ public struct PushMessage: Sendable, Hashable {
     /// Unix seconds after which the service may drop it (APNs `apns-expiration`).
     public let expiration: Int64
     public let content: PushContent
+    /// A Bisq push (PROTOCOL §8): sent with Bisq's own body and priority instead of `content`.
+    public let bisq: BisqRelayContent?
 
-    public init(platform: Platform, deviceToken: String, id: [UInt8], expiration: Int64, content: PushContent) {
+    public init(
+        platform: Platform, deviceToken: String, id: [UInt8], expiration: Int64, content: PushContent,
+        bisq: BisqRelayContent? = nil
+    ) {
         self.platform = platform
         self.deviceToken = deviceToken
         self.id = id
         self.expiration = expiration
         self.content = content
+        self.bisq = bisq
     }
 }
 

@@ -12,7 +12,7 @@ public enum HeraldServerApp {
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(metrics: state.metrics))
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: RouteTable.served(bisqRelay: state.configuration.bisqRelay)))
         if state.configuration.rateLimit > 0 {
             router.add(
                 middleware: RateLimitMiddleware(
@@ -26,6 +26,7 @@ public enum HeraldServerApp {
         RelayRoutes.register(
             on: router, state: state, providers: providers ?? PushProviders(logger: state.logger),
             authority: RelayAuthority(store: state.store, clock: state.clock))
+        if state.configuration.bisqRelay { BisqRelayController(state: state).register(on: router) }
         return router
     }
 

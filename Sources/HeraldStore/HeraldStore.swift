@@ -84,6 +84,14 @@ public protocol HeraldStore: RelayStore {
     /// Pushes still queued (the outbox's depth), counted on its partial index.
     func queuedPushCount() async throws -> Int
 
+    /// Queues a Bisq relay push (PROTOCOL §8), durably, with no binding and no feed item; returns its
+    /// outbox id.
+    func queueBisqPush(_ push: BisqRelayPush) async throws -> Int64
+
+    /// Where one outbox row stands (for the Bisq POST routes, which wait for the first attempt); nil for
+    /// an unknown id.
+    func pushState(id: Int64) async throws -> PushState?
+
     /// Outbox rows by status (`queued`, `sent`, `failed`, `pruned`), for metrics and operators.
     func pushCounts() async throws -> [String: Int]
 

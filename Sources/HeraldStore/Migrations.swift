@@ -10,6 +10,7 @@ enum Migrations {
         ("0004_dead_tokens", deadTokensSQL),
         ("0005_nodes", nodesSQL),
         ("0006_relay", relaySQL),
+        ("0007_bisq", bisqSQL),
     ]
 
     static let relaySQL = """
@@ -37,6 +38,16 @@ enum Migrations {
           retry        INTEGER NOT NULL DEFAULT 0,
           failed       INTEGER NOT NULL DEFAULT 0
         ) WITHOUT ROWID;
+        """
+
+    static let bisqSQL = """
+        -- Bisq relay pushes (PROTOCOL §8) wait in the same outbox, with neither binding nor feed item: the
+        -- opaque encrypted message and its flags are the push. Their wallet is 20 zero bytes (no wallet
+        -- signs for them) and nothing here ever reads the message.
+        -- The encrypted message as Bisq sent it; NULL for a Herald push.
+        ALTER TABLE push_outbox ADD COLUMN bisq_message TEXT;
+        -- Flags, added: 1 a sound (snd, isUrgent), 2 mutable-content.
+        ALTER TABLE push_outbox ADD COLUMN bisq_flags INTEGER NOT NULL DEFAULT 0;
         """
 
     static let nodesSQL = """

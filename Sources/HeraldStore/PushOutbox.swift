@@ -17,12 +17,17 @@ public struct QueuedPush: Sendable, Hashable {
     /// The §4.2 content, when the push is for a feed item.
     public let notification: DeliveredNotification?
     /// Whether the binding it was queued for still exists; a push whose binding is gone is dropped.
+    /// A Bisq push has no binding and is always bound.
     public let bound: Bool
+    /// A Bisq relay push (PROTOCOL §8): its opaque message and flags are the whole content.
+    public let bisq: BisqRelayContent?
 
     public init(
         id: Int64, sid: Int64?, wallet: EthereumAddress, platform: Platform, deviceToken: String, apnsID: [UInt8],
-        queuedAt: Int64, attempts: Int, notification: DeliveredNotification?, bound: Bool = true
+        queuedAt: Int64, attempts: Int, notification: DeliveredNotification?, bound: Bool = true,
+        bisq: BisqRelayContent? = nil
     ) {
+        self.bisq = bisq
         self.bound = bound
         self.id = id
         self.sid = sid

@@ -115,8 +115,9 @@ extension SQLiteHeraldStore {
     private static let queuedPushSelect = """
         SELECT o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts,
                f.secret, \(DeliveredColumns.list),
-               EXISTS (SELECT 1 FROM bindings b
-                       WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token)
+               o.bisq_message IS NOT NULL OR EXISTS (SELECT 1 FROM bindings b
+                       WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token),
+               o.bisq_message, o.bisq_flags
         FROM push_outbox o
         LEFT JOIN feed_items f ON f.sid = o.sid
         LEFT JOIN notifications n ON n.id = f.notification
@@ -136,7 +137,11 @@ extension SQLiteHeraldStore {
             id: row.integer(0), sid: sid, wallet: try EthereumAddress(bytes: row.blob(2)), platform: platform,
             deviceToken: row.text(4), apnsID: row.blob(5), queuedAt: row.integer(6),
             attempts: Int(row.integer(7)), notification: notification,
-            bound: row.integer(9 + DeliveredColumns.count) == 1)
+            bound: row.integer(9 + DeliveredColumns.count) == 1,
+            bisq: row.isNull(10 + DeliveredColumns.count)
+                ? nil
+                : BisqRelayContent(
+                    message: row.text(10 + DeliveredColumns.count), flags: row.integer(11 + DeliveredColumns.count)))
     }
 
     public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {
@@ -240,5 +245,39 @@ enum DeliveredColumns {
             body: row.text(start + 2), app: row.text(start + 3), icon: row.text(start + 4), url: row.text(start + 5),
             secret: secret, subject: row.text(start + 6), message: row.text(start + 7),
             callToAction: row.text(start + 8), image: row.text(start + 9))
+    }
+}
+
+extension SQLiteHeraldStore {
+    public func queueBisqPush(_ push: BisqRelayPush) async throws -> Int64 {
+        try await write { db in
+            let insert = try RawStatement(
+                db,
+                """
+                INSERT INTO push_outbox
+                  (sid, wallet, platform, device_token, queued_at, next_attempt_at, bisq_message, bisq_flags)
+                VALUES (NULL, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """)
+            insert.bind(1, BisqRelayPush.noWallet)
+            insert.bind(2, push.platform.rawValue)
+            insert.bind(3, push.deviceToken)
+            insert.bind(4, push.now)
+            insert.bind(5, push.now)
+            insert.bind(6, push.content.message)
+            insert.bind(7, push.content.flags)
+            guard let id = try insert.integer() else { throw StoreError("queueing a Bisq push returned no id") }
+            return id
+        }
+    }
+
+    public func pushState(id: Int64) async throws -> PushState? {
+        try await read { db in
+            let select = try RawStatement(db, "SELECT status, attempts, last_error FROM push_outbox WHERE id = ?")
+            select.bind(1, id)
+            return try select.rows { row in
+                PushState(
+                    status: row.text(0), attempts: Int(row.integer(1)), lastError: row.isNull(2) ? nil : row.text(2))
+            }.first
+        }
     }
 }

@@ -176,8 +176,9 @@ enum QueuedPushColumns {
     static let list = """
         o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts, f.secret,
         \(DeliveredColumns.list),
-        EXISTS (SELECT 1 FROM bindings b
-                WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token)
+        o.bisq_message IS NOT NULL OR EXISTS (SELECT 1 FROM bindings b
+                WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token),
+        o.bisq_message, o.bisq_flags
         """
 
     static let joins = """
@@ -195,6 +196,9 @@ enum QueuedPushColumns {
             id: try row.int(0), sid: sid, wallet: try row.address(2), platform: try row.platform(3),
             deviceToken: try row.text(4), apnsID: try row.bytes(5), queuedAt: try row.int(6),
             attempts: Int(try row.int(7)), notification: notification,
-            bound: try row.bool(9 + DeliveredColumns.count))
+            bound: try row.bool(9 + DeliveredColumns.count),
+            bisq: try row.optionalText(10 + DeliveredColumns.count).map { message in
+                BisqRelayContent(message: message, flags: try row.int(11 + DeliveredColumns.count))
+            })
     }
 }

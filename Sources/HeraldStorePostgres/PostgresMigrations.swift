@@ -7,6 +7,7 @@ enum PostgresMigrations {
     static let all: [(version: Int, name: String, sql: String)] = [
         (1, "0001_initial", initialSQL),
         (2, "0002_relay", relaySQL),
+        (3, "0003_bisq", bisqSQL),
     ]
 
     static let relaySQL = """
@@ -35,6 +36,16 @@ enum PostgresMigrations {
           retry        bigint NOT NULL DEFAULT 0,
           failed       bigint NOT NULL DEFAULT 0
         );
+        """
+
+    static let bisqSQL = """
+        -- Bisq relay pushes (PROTOCOL §8) wait in the same outbox, with neither binding nor feed item: the
+        -- opaque encrypted message and its flags are the push. Their wallet is 20 zero bytes (no wallet
+        -- signs for them) and nothing here ever reads the message.
+        -- The encrypted message as Bisq sent it; NULL for a Herald push.
+        ALTER TABLE push_outbox ADD COLUMN bisq_message text;
+        -- Flags, added: 1 a sound (snd, isUrgent), 2 mutable-content.
+        ALTER TABLE push_outbox ADD COLUMN bisq_flags smallint NOT NULL DEFAULT 0;
         """
 
     /// The newest schema version this code knows.

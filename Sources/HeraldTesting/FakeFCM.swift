@@ -139,13 +139,21 @@ public final class FakeFCM: Sendable {
         if project != projectID { problems.append("project is \(project)") }
         let message = (try? JSONParser.parse(body))?["message"]
         if message?["token"]?.stringValue?.isEmpty != false { problems.append("message.token is missing") }
-        if message?["notification"]?["title"]?.stringValue == nil { problems.append("notification.title is missing") }
+        // Herald's pushes show a notification at high priority; a Bisq push (PROTOCOL §8) is data only,
+        // `{"encrypted"}`, at high or normal priority.
+        let isBisq = message?["data"]?["encrypted"] != nil
+        if !isBisq, message?["notification"]?["title"]?.stringValue == nil {
+            problems.append("notification.title is missing")
+        }
         if let data = message?["data"]?.objectMembers {
             if !data.allSatisfy({ $0.value.stringValue != nil }) { problems.append("a data value is not a string") }
         } else {
             problems.append("message.data is missing")
         }
-        if message?["android"]?["priority"] != .string("high") { problems.append("android.priority is not high") }
+        let priorities: [JSONValue] = isBisq ? [.string("high"), .string("normal")] : [.string("high")]
+        if !priorities.contains(message?["android"]?["priority"] ?? .null) {
+            problems.append("android.priority is not \(isBisq ? "high or normal" : "high")")
+        }
         log.withLock { $0.append(Received(project: project, body: body, problems: problems)) }
         if !problems.isEmpty { return FakeAnswer.json(400, Self.error(400, "INVALID_ARGUMENT", nil)) }
         switch await core.nextAnswer().settle() {

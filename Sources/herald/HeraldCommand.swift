@@ -12,7 +12,7 @@ struct HeraldCommand: AsyncParsableCommand {
             ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self,
             InstallationCommand.self, SubscribeCommand.self,
             UnsubscribeCommand.self, SubscriptionsCommand.self, SendCommand.self, InboxCommand.self, WalletCommand.self,
-            BenchCommand.self, FakeAPNsCommand.self, FakeFCMCommand.self,
+            BenchCommand.self, FakeAPNsCommand.self, FakeFCMCommand.self, BisqCommand.self,
         ]
     )
 

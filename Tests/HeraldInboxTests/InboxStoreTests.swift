@@ -29,6 +29,8 @@ import Testing
             ("hidden", "INTEGER", true), ("epoch", "INTEGER", true), ("wallet", "TEXT", true),
             // Extra columns follow the §6 ones (allowed): the sender, known for synced items.
             ("channel", "TEXT", false),
+            // … and the digest that caches a Bisq message once (PROTOCOL §8).
+            ("bisq_digest", "TEXT", false),
         ]
         #expect(columns.count == expected.count)
         for (column, want) in zip(columns, expected) {

@@ -257,6 +257,8 @@ struct FailingStore: HeraldStore {
     func record(_ results: [PushAttemptResult]) async throws { throw Failure() }
     func pushCounts() async throws -> [String: Int] { throw Failure() }
     func queuedPushCount() async throws -> Int { throw Failure() }
+    func queueBisqPush(_ push: BisqRelayPush) async throws -> Int64 { throw Failure() }
+    func pushState(id: Int64) async throws -> PushState? { throw Failure() }
     func pushReport(sid: Int64) async throws -> PushReport? { throw Failure() }
     func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func close() async throws {}

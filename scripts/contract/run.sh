@@ -43,7 +43,7 @@ env -u HERALD_DATABASE "$binary" channel add "$channel" --name Contract --databa
     --home "$work/home" > /dev/null
 
 env -u HERALD_HOST -u HERALD_PORT -u HERALD_DATABASE -u HERALD_AUDIENCE \
-    "$binary" serve --port 0 --database "$work/herald.sqlite" --audience "$audience" --rate-limit 0 --log-level error \
+    "$binary" serve --port 0 --database "$work/herald.sqlite" --audience "$audience" --rate-limit 0 --bisq-relay --log-level error \
     > "$work/serve.out" 2> "$work/serve.err" &
 server=$!
 for _ in $(seq 1 200); do

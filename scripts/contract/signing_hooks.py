@@ -6,7 +6,8 @@ response schemas would go unchecked.
 knows (a channel added before the run, subscribers seeded by `seed`), keeping generated values
 where they fit the field (device tokens, platforms, actions, titles, bodies), so the server's
 validation past the signature, its stores and its 200/202 answers are fuzzed too. The rest are
-sent as generated. A share of the signed cases carry one deliberate fault (expired, from the
+sent as generated. (Bisq's open `GET /relay` is not signed; its cases get a valid device token
+instead.) A share of the signed cases carry one deliberate fault (expired, from the
 future, another audience, another signer, the high-s twin of the signature) so the §2.3 refusals
 are checked against the document as well.
 
@@ -200,6 +201,16 @@ def _channel(rng, case):
     case.path_parameters = dict(case.path_parameters or {}, channel=CHANNEL.address)
 
 
+def _bisq_relay(rng, case):
+    """A device token of the platform the case asks for (random, so the per-token limit rarely bites):
+    without one every generated `GET /relay` stops at the token check and `success` goes unchecked."""
+    query = dict(case.query or {})
+    android = str(query.get("isAndroid", "")).lower() == "true"
+    token = "bisq-contract:%040x" % rng.getrandbits(160) if android else "%064x" % rng.getrandbits(256)
+    query["token"] = token.encode().hex()
+    case.query = query
+
+
 ROUTES = {
     ("POST", "/v1/devices"): _device,
     ("POST", "/v1/subscriptions"): _subscription,
@@ -209,6 +220,7 @@ ROUTES = {
     ("GET", "/v1/notifications/{sid}"): _push_status,
     ("GET", "/v1/users/{wallet}/pubkey"): _public_key,
     ("GET", "/v1/channels/{channel}"): _channel,
+    ("GET", "/relay"): _bisq_relay,
 }
 
 

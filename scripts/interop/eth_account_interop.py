@@ -8,7 +8,8 @@ eth-account. Signed operations: one `herald serve` on a free port and a throwawa
 must accept DeviceBinding, Subscription, Notification and FeedAccess operations that eth-account
 signed (EIP-712 and EIP-191).
 Prints one line per check, then `N passed, M failed`; exits 1 if anything failed.
-Needs eth-account only (scripts/interop/run.sh installs it in a temporary venv).
+Needs eth-account only (scripts/interop/run.sh installs it in a temporary venv); the Bisq checks
+use the pycryptodome it depends on.
 """
 
 import json
@@ -31,7 +32,9 @@ import urllib.request
 from eth_account import Account
 from eth_keys import keys
 
+import bisq_interop
 from herald_signing import CHAIN_ID, DOMAIN, envelope, feed_access_header, window
+from interop_checks import CheckFailed, expect
 
 # Non-ASCII on purpose: both sides must hash the same UTF-8 bytes.
 PASSPHRASE = "pässwörd ✓"
@@ -46,15 +49,6 @@ SERVER_START_TIMEOUT = 30
 SERVER_STOP_TIMEOUT = 10
 HTTP_TIMEOUT = 10
 LISTENING = re.compile(r"herald listening on http://127\.0\.0\.1:(\d+) ")
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(condition, message):
-    if not condition:
-        raise CheckFailed(message)
-
 
 def hex_key(key_bytes):
     return "0x" + bytes(key_bytes).hex()
@@ -594,7 +588,7 @@ CHECKS = [
     ("f) serve: a signature by another eth-account key -> 401 signature_mismatch", check_serve_signature_mismatch),
     ("g) serve: eth-account Subscription, Notification (both schemes) and FeedAccess -> feeds", check_serve_notifications),
     ("f) serve: SIGTERM drains and exits 0", check_serve_sigterm),
-]
+] + bisq_interop.CHECKS
 
 
 def main():

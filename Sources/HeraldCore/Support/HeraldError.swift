@@ -23,6 +23,8 @@ public struct HeraldError: Error, Sendable, Hashable, CustomStringConvertible {
         case walletNotFound
         case walletExists
         case invalidWalletName
+        case invalidBisqPairing
+        case invalidBisqMessage
     }
 
     public let code: Code
@@ -60,4 +62,6 @@ extension HeraldError {
     public static let walletNotFound = HeraldError(.walletNotFound, "no such wallet")
     public static let walletExists = HeraldError(.walletExists, "wallet exists")
     public static let invalidWalletName = HeraldError(.invalidWalletName, "invalid wallet name")
+    public static let invalidBisqPairing = HeraldError(.invalidBisqPairing, "invalid Bisq pairing token")
+    public static let invalidBisqMessage = HeraldError(.invalidBisqMessage, "invalid Bisq message")
 }

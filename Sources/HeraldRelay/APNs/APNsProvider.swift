@@ -41,11 +41,12 @@ public struct APNsProvider: PushProvider {
         await deliver(
             PushMessage(
                 platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID,
-                expiration: push.queuedAt + maxAgeSeconds, content: PushContent.of(push, mode: mode)))
+                expiration: push.queuedAt + (push.bisq == nil ? maxAgeSeconds : BisqPushBody.apnsExpirySeconds),
+                content: PushContent.of(push, mode: mode), bisq: push.bisq))
     }
 
     public func deliver(_ message: PushMessage) async -> PushDelivery {
-        let body = message.content.apnsBody()
+        let body = message.bisq.map(BisqPushBody.apns) ?? message.content.apnsBody()
         do {
             let token = try await tokens.token()
             var response = try await transport.send(request(message, body: body, token: token))
@@ -68,11 +69,13 @@ public struct APNsProvider: PushProvider {
     func host(for platform: Platform) -> String { platform == .iosSandbox ? sandboxHost : productionHost }
 
     func request(_ message: PushMessage, body: [UInt8], token: String) -> PushHTTPRequest {
-        PushHTTPRequest(
+        // A Bisq push (§8) keeps Bisq's priority and four-week expiry; retries still stop at maxAgeSeconds.
+        let priority = message.bisq.map(BisqPushBody.apnsPriority) ?? "10"
+        return PushHTTPRequest(
             url: host(for: message.platform) + "/3/device/" + message.deviceToken,
             headers: [
                 ("authorization", "bearer " + token), ("apns-topic", topic), ("apns-push-type", "alert"),
-                ("apns-priority", "10"), ("apns-expiration", String(message.expiration)),
+                ("apns-priority", priority), ("apns-expiration", String(message.expiration)),
                 ("apns-id", Self.uuid(message.id)), ("content-type", "application/json"),
             ],
             body: body)

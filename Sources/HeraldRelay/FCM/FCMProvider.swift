@@ -29,11 +29,13 @@ public struct FCMProvider: PushProvider {
         await deliver(
             PushMessage(
                 platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID, expiration: 0,
-                content: PushContent.of(push, mode: mode)))
+                content: PushContent.of(push, mode: mode), bisq: push.bisq))
     }
 
     public func deliver(_ message: PushMessage) async -> PushDelivery {
-        let body = message.content.fcmBody(token: message.deviceToken)
+        let body =
+            message.bisq.map { BisqPushBody.fcm($0, token: message.deviceToken) }
+            ?? message.content.fcmBody(token: message.deviceToken)
         let token: String
         do { token = try await tokens.token() } catch {
             return .retryable(reason: "FCM token: \(String(describing: error).prefix(120))", retryAfter: nil)

@@ -49,6 +49,10 @@ public final class UpstreamPushProvider: PushProvider {
     }
 
     public func deliver(_ push: QueuedPush) async -> PushDelivery {
+        // PROTOCOL §7 forwards §4.2 payloads; a Bisq push's body is Bisq's own, which it cannot carry.
+        guard push.bisq == nil else {
+            return .failed(reason: "a Bisq push cannot go through an upstream relay: configure APNs and FCM here")
+        }
         let content = PushContent.of(push, mode: mode)
         let payload = JSONValue.object([
             ("notification", .object([("title", .string(content.title)), ("body", .string(content.body))])),

@@ -53,6 +53,9 @@ public enum ConfigurationLoader {
             if let equals = name.firstIndex(of: "=") {
                 value = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
+            } else if byFlag[name]?.isSwitch == true, index == arguments.endIndex || arguments[index].hasPrefix("--") {
+                // A switch alone turns its setting on (`--bisq-relay`); `--bisq-relay false` still reads.
+                value = "true"
             } else {
                 guard index < arguments.endIndex else { throw ConfigurationError("--\(name) needs a value") }
                 value = arguments[index]

@@ -60,6 +60,8 @@ public struct ServerConfiguration: Sendable, Equatable {
 
         public init() {}
     }
+    /// PROTOCOL §8: Bisq's open relay routes (`GET /relay`, `POST /v1/apns|fcm/device/{token}`). Off by default.
+    public var bisqRelay = false
 
     /// APNs credentials and hosts; no key file means no APNs.
     public struct APNsSettings: Sendable, Equatable {

@@ -5,7 +5,7 @@ import Logging
 /// Every setting of `herald serve`, in CLI.md's order: the one place each is spelled (file key, flag,
 /// environment variable) and checked. The README's table documents them.
 enum ServerSettings {
-    static let all: [Setting] = general + limits + push + apns + fcm + upstream + log
+    static let all: [Setting] = general + limits + push + apns + fcm + upstream + bisq + log
 
     private static let general: [Setting] = [
         Setting("host", flag: "host", environment: "HERALD_HOST") { config, lookup throws(ConfigurationError) in
@@ -188,6 +188,13 @@ enum ServerSettings {
             config, lookup throws(ConfigurationError) in
             config.upstream.caFile = try lookup.text() ?? config.upstream.caFile
         },
+    ]
+
+    private static let bisq: [Setting] = [
+        Setting("bisq.relay", flag: "bisq-relay", environment: "HERALD_BISQ_RELAY", isSwitch: true) {
+            config, lookup throws(ConfigurationError) in
+            if let enabled = try lookup.boolean() { config.bisqRelay = enabled }
+        }
     ]
 
     private static let log: [Setting] = [

@@ -9,16 +9,19 @@ struct Setting: Sendable {
     let environment: String
     /// A list setting (`trustedProxies`): its flag may be repeated, the values joined.
     let isList: Bool
+    /// A boolean whose flag may stand alone to mean true (`--bisq-relay`).
+    let isSwitch: Bool
     let apply: @Sendable (inout ServerConfiguration, SettingLookup) throws(ConfigurationError) -> Void
 
     init(
-        _ key: String, flag: String, environment: String, isList: Bool = false,
+        _ key: String, flag: String, environment: String, isList: Bool = false, isSwitch: Bool = false,
         apply: @escaping @Sendable (inout ServerConfiguration, SettingLookup) throws(ConfigurationError) -> Void
     ) {
         self.key = key
         self.flag = flag
         self.environment = environment
         self.isList = isList
+        self.isSwitch = isSwitch
         self.apply = apply
     }
 }

@@ -32,15 +32,27 @@ public enum RouteTable {
     public static let health = Route(method: .get, path: "/healthz")
     public static let metrics = Route(method: .get, path: "/metrics")
 
-    public static let all: [Route] = [
-        info, devices, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds, notificationStatus,
-        relayToken, relayPushes, relayUsage, health, metrics,
-    ]
+    /// PROTOCOL §8, served only with `bisq.relay` on.
+    public static let bisqRelay = Route(method: .get, path: "/relay")
+    public static let bisqAPNs = Route(method: .post, path: "/v1/apns/device/{token}")
+    public static let bisqFCM = Route(method: .post, path: "/v1/fcm/device/{token}")
+    public static let bisq: [Route] = [bisqRelay, bisqAPNs, bisqFCM]
 
-    /// Whether some route has this path (with any method), for 405 versus 404.
-    static func knowsPath(_ requestPath: String) -> Bool {
+    public static let all: [Route] =
+        [
+            info, devices, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds,
+            notificationStatus, relayToken, relayPushes, relayUsage, health, metrics,
+        ] + bisq
+
+    /// The routes a server with these settings answers: a route turned off is unknown (404), not 405.
+    static func served(bisqRelay: Bool) -> [Route] {
+        bisqRelay ? all : all.filter { !bisq.contains($0) }
+    }
+
+    /// Whether some route among `routes` has this path (with any method), for 405 versus 404.
+    static func knowsPath(_ requestPath: String, among routes: [Route] = all) -> Bool {
         let segments = requestPath.split(separator: "/", omittingEmptySubsequences: false)
-        return all.contains { route in
+        return routes.contains { route in
             let pattern = route.path.split(separator: "/", omittingEmptySubsequences: false)
             return pattern.count == segments.count
                 && zip(pattern, segments).allSatisfy { $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }

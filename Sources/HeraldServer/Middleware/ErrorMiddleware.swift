@@ -8,6 +8,8 @@ import Logging
 /// `500 internal` whose message reveals nothing.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
+    /// The routes this server answers, to tell 405 (a known path) from 404.
+    var routes: [RouteTable.Route] = RouteTable.all
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -27,7 +29,7 @@ struct ErrorMiddleware: RouterMiddleware {
     private func translate(_ error: HTTPError, request: Request) -> APIError {
         switch error.status {
         case .notFound:
-            if RouteTable.knowsPath(request.uri.path) {
+            if RouteTable.knowsPath(request.uri.path, among: routes) {
                 return APIError(.methodNotAllowed, "\(request.method.rawValue) is not allowed on \(request.uri.path)")
             }
             return APIError(.notFound, "no such route")

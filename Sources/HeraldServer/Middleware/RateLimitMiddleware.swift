@@ -14,9 +14,12 @@ struct RateLimitMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard request.method == .post else { return try await next(request, context) }
+        // POST routes, and Bisq's GET /relay: an open relay that changes state (it queues a push).
+        let isRelay = request.uri.path == RouteTable.bisqRelay.path
+        guard request.method == .post || isRelay else { return try await next(request, context) }
         let client = clientAddress(request, context: context)
         if let wait = limiter.acquire(client) {
+            if isRelay { return BisqPlainText.tooManyRequests("too many requests from this address", retryAfter: wait) }
             throw APIError(.rateLimited, "too many requests from this address; retry later", retryAfter: wait)
         }
         return try await next(request, context)

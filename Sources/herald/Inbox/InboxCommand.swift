@@ -20,6 +20,19 @@ struct InboxCommand: AsyncParsableCommand {
             throw CLIError(.unexpected, "cannot open \(global.homePath)/inbox.sqlite: \(error)")
         }
     }
+
+    /// The `wallet` column a command acts on: a Bisq pseudo-wallet (`--wallet bisq:<16 hex>`, PROTOCOL §8)
+    /// as it is, otherwise the selected keystore wallet's EIP-55 address.
+    static func walletKey(_ global: GlobalOptions) throws -> String {
+        if let selector = global.walletSelector, selector.hasPrefix("bisq:") {
+            let digest = selector.dropFirst("bisq:".count)
+            guard digest.count == 16, digest.utf8.allSatisfy({ Hex.nibbleValue($0) != nil }) else {
+                throw CLIError(.usage, "a Bisq pseudo-wallet is bisq: and 16 hex characters")
+            }
+            return "bisq:" + digest.lowercased()
+        }
+        return try global.selectWallet().address.checksummed
+    }
 }
 
 /// One row as `--json` prints it: the `feed` columns by their schema names (CLI.md).
@@ -27,7 +40,10 @@ struct InboxRowJSON {
     static func make(_ row: InboxStore.Row, decrypted: Bool?) -> JSONValue {
         let item = row.item
         var members: [(key: String, value: JSONValue)] = [
-            ("nid", .number(String(row.nid))), ("sid", .number(String(item.sid))), ("type", .number(String(item.type))),
+            // A Bisq row (a `bisq:` pseudo-wallet) came from no Herald server: its sid is NULL.
+            ("nid", .number(String(row.nid))),
+            ("sid", row.wallet.hasPrefix("bisq:") ? .null : .number(String(item.sid))),
+            ("type", .number(String(item.type))),
             ("app", .string(item.app)), ("icon", .string(item.icon)), ("url", .string(item.url)),
             ("appbot", .number("0")),
             ("secret", .string(item.secret)), ("asub", .string(item.subject)), ("amsg", .string(item.message)),
@@ -48,18 +64,18 @@ struct InboxIngest: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "A file holding the push JSON, or - for standard input (the default).") var file: String = "-"
+    @Option(
+        name: .customLong("bisq-key"),
+        help: ArgumentHelp("Read a Bisq push and decrypt it with this pairing key (PROTOCOL §8).", valueName: "KEY"))
+    var bisqKey: String?
 
     func run() async throws {
-        let wallet = try global.selectWallet()
-        let data: Data
-        if file == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let contents = FileManager.default.contents(atPath: file) else {
-                throw CLIError(.usage, "cannot read \(file)")
-            }
-            data = contents
+        if let bisqKey {
+            try BisqIngest(global: global, key: bisqKey).run(Array(try readInput()))
+            return
         }
+        let wallet = try global.selectWallet()
+        let data = try readInput()
         let item: FeedItem
         do {
             item = try FeedItem.parse(push: try JSONParser.parse(Array(data)))
@@ -73,6 +89,14 @@ struct InboxIngest: AsyncParsableCommand {
             added == 1
                 ? "cached sid \(item.sid) (type \(item.type)) for \(wallet.address)"
                 : "sid \(item.sid) was already cached")
+    }
+
+    private func readInput() throws -> Data {
+        if file == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        guard let contents = FileManager.default.contents(atPath: file) else {
+            throw CLIError(.usage, "cannot read \(file)")
+        }
+        return contents
     }
 }
 
@@ -92,12 +116,12 @@ struct InboxList: AsyncParsableCommand {
 
     func run() async throws {
         guard limit >= 0, offset >= 0 else { throw CLIError(.usage, "--limit and --offset must be ≥ 0") }
-        let wallet = try global.selectWallet()
+        let walletKey = try InboxCommand.walletKey(global)
         let rows = try InboxCommand.open(global).list(
-            wallet: wallet.address, visibility: all ? .all : hidden ? .hidden : .visible,
+            walletKey: walletKey, visibility: all ? .all : hidden ? .hidden : .visible,
             channel: channel.map { text in (try? EthereumAddress(parsing: text)).map { .address($0) } ?? .app(text) },
             limit: all ? nil : limit, offset: offset)
-        let key = decrypt && rows.contains { $0.item.type == 2 } ? try unlock(wallet) : nil
+        let key = decrypt && rows.contains { $0.item.type == 2 } ? try unlock(global.selectWallet()) : nil
         let shown = rows.map { row -> (InboxStore.Row, Bool) in
             guard let key, row.item.type == 2, let plain = try? row.item.decrypted(with: key) else {
                 return (row, false)
@@ -132,12 +156,13 @@ struct InboxShow: AsyncParsableCommand {
     @Argument(help: "The item's nid.") var nid: Int64
 
     func run() async throws {
-        let wallet = try global.selectWallet()
-        guard let row = try InboxCommand.open(global).row(nid: nid, wallet: wallet.address) else {
-            throw CLIError(.usage, "no item \(nid) for \(wallet.address)")
+        let walletKey = try InboxCommand.walletKey(global)
+        guard let row = try InboxCommand.open(global).row(nid: nid, walletKey: walletKey) else {
+            throw CLIError(.usage, "no item \(nid) for \(walletKey)")
         }
         var shown = row
         if row.item.type == 2 {
+            let wallet = try global.selectWallet()
             let key = try wallet.keystore.decrypt(
                 passphrase: PassphraseSource(options: global).unlock(prompt: "Passphrase for \(wallet.name): "))
             do throws(HeraldError) {
@@ -181,8 +206,8 @@ struct InboxUnhide: AsyncParsableCommand {
 enum InboxVisibility {
     static func set(_ hidden: Bool, nids: [Int64], all: Bool, global: GlobalOptions) throws {
         guard all != !nids.isEmpty else { throw CLIError(.usage, "give nids or --all") }
-        let wallet = try global.selectWallet()
-        let changed = try InboxCommand.open(global).setHidden(hidden, nids: all ? nil : nids, wallet: wallet.address)
+        let walletKey = try InboxCommand.walletKey(global)
+        let changed = try InboxCommand.open(global).setHidden(hidden, nids: all ? nil : nids, walletKey: walletKey)
         print("\(hidden ? "hid" : "unhid") \(changed) item(s)")
     }
 }
@@ -194,8 +219,8 @@ struct InboxCount: AsyncParsableCommand {
     @Flag(name: .long, help: "Items not hidden (the inbox's unread view).") var unread = false
 
     func run() async throws {
-        let wallet = try global.selectWallet()
-        let count = try InboxCommand.open(global).count(wallet: wallet.address, visibility: unread ? .visible : .all)
+        let walletKey = try InboxCommand.walletKey(global)
+        let count = try InboxCommand.open(global).count(walletKey: walletKey, visibility: unread ? .visible : .all)
         print(global.json ? "{\"count\":\(count)}" : String(count))
     }
 }

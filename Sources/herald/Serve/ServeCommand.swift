@@ -56,6 +56,13 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(.usage, "\(error)")
         }
+        if configuration.bisqRelay {
+            // An open relay is worth a line in the log; one without credentials only fails its pushes.
+            let missing = [("APNs", providers.apns), ("FCM", providers.fcm)].filter { $0.1 == nil }.map(\.0)
+            let warning =
+                missing.isEmpty ? "" : " (no \(missing.joined(separator: " or ")) credentials: those pushes fail)"
+            logger.notice("Bisq relay on: GET /relay, POST /v1/apns|fcm/device/{token}\(warning)")
+        }
         let state = ServerState(
             configuration: configuration, store: store, logger: logger, version: HeraldVersion.current)
         let settled = configuration

@@ -29,7 +29,7 @@ struct CLIError: Error {
             self.init(.wrongPassphrase, error.reason)
         case .malformedKeystore, .kdfParametersTooLarge, .unsupportedKeystore, .invalidPrivateKey, .invalidHex,
             .invalidJSON, .invalidTypedData, .malformedCiphertext, .decryptionFailed, .invalidPublicKey,
-            .invalidSignature, .invalidAddress, .recoveryFailed:
+            .invalidSignature, .invalidAddress, .recoveryFailed, .invalidBisqPairing, .invalidBisqMessage:
             self.init(.badInput, error.reason)
         case .walletNotFound, .walletExists, .invalidWalletName:
             self.init(.usage, error.reason)

@@ -1,0 +1,121 @@
+import HTTPTypes
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// Bisq's notification relay (PROTOCOL §8), on only with `bisq.relay`: a Bisq desktop can use this server
+/// as its relay unchanged. Like Bisq's own relay it is open (no signature), so besides the per-IP limit
+/// each device token gets 1 push/s, burst 20: nobody can flood one phone through it. (The buckets live in
+/// each node's memory, so N nodes allow N times that; a flood still needs the per-IP limit passed on each.)
+/// Messages are opaque and never logged; tokens only by prefix.
+struct BisqRelayController {
+    let state: ServerState
+    let perToken = RateLimiter(rate: 1, burst: 20)
+    /// The per-token buckets run on the server's clock, not the wall's, so that a fixed clock (tests)
+    /// makes the limit exact whatever the machine's speed.
+    let origin: (instant: ContinuousClock.Instant, seconds: Int64)
+    /// The POST routes answer after the push's first attempt, or after this long.
+    var firstAttemptWait = Duration.seconds(10)
+
+    init(state: ServerState, firstAttemptWait: Duration = .seconds(10)) {
+        self.state = state
+        self.firstAttemptWait = firstAttemptWait
+        origin = (ContinuousClock.now, state.clock())
+    }
+
+    /// Now, on the server's clock, as the limiter's instant.
+    private var limiterNow: ContinuousClock.Instant { origin.instant + .seconds(state.clock() - origin.seconds) }
+
+    func register(on router: Router<HeraldRequestContext>) {
+        router.on(RouteTable.bisqRelay) { request, context in await legacyRelay(request, context: context) }
+        router.on(RouteTable.bisqAPNs) { request, context in
+            try await devicePush(request, context: context, platform: .ios)
+        }
+        router.on(RouteTable.bisqFCM) { request, context in
+            try await devicePush(request, context: context, platform: .android)
+        }
+    }
+
+    /// `GET /relay`: `success` once the push is durably queued; every fault one `text/plain` line.
+    func legacyRelay(_ request: Request, context: HeraldRequestContext) async -> Response {
+        let relay: BisqRelayRequest
+        do {
+            relay = try BisqRelayRequest(legacyQuery: request.uri.queryParameters)
+        } catch {
+            return BisqPlainText.response(error.line, status: .badRequest)
+        }
+        if let wait = perToken.acquire(Array(relay.deviceToken.utf8), now: limiterNow) {
+            return BisqPlainText.tooManyRequests("too many pushes to this device token", retryAfter: wait)
+        }
+        do {
+            _ = try await queue(relay, context: context)
+        } catch {
+            context.logger.error("storage failed: \(error)")
+            return BisqPlainText.response("storage is unavailable", status: .internalServerError)
+        }
+        return BisqPlainText.response("success")
+    }
+
+    /// `POST /v1/apns|fcm/device/{token}`: queues the push, then answers with how its first attempt went.
+    func devicePush(
+        _ request: Request, context: HeraldRequestContext, platform: Platform
+    ) async throws -> Response {
+        let body = try await RequestBody.readJSON(request, limit: state.configuration.bodyLimit)
+        let relay = try BisqRelayRequest(
+            platform: platform, token: context.parameters.get("token") ?? "", body: body.readableBytesView)
+        if let wait = perToken.acquire(Array(relay.deviceToken.utf8), now: limiterNow) {
+            throw APIError(.rateLimited, "too many pushes to this device token; retry later", retryAfter: wait)
+        }
+        let id = try await StoreCall.run(context) { try await queue(relay, context: context) }
+        let outcome = await firstAttempt(of: id)
+        var members: [(key: String, value: JSONValue)] = [("isUnregistered", .bool(outcome.isUnregistered))]
+        if let message = outcome.errorMessage { members.append(("errorMessage", .string(message))) }
+        return JSONResponse.make(.object(members))
+    }
+
+    private func queue(_ relay: BisqRelayRequest, context: HeraldRequestContext) async throws -> Int64 {
+        let id = try await state.store.queueBisqPush(
+            BisqRelayPush(
+                platform: relay.platform, deviceToken: relay.deviceToken, content: relay.content, now: state.clock()))
+        state.pushWakeup.signal()
+        context.logger.debug(
+            "bisq push queued",
+            metadata: [
+                "push": "\(id)", "platform": "\(relay.platform.rawValue)",
+                "token": "\(DeviceToken.logPrefix(relay.deviceToken))",
+            ])
+        return id
+    }
+
+    /// The POST routes' answer (§8): sent, dead token, failed for good, queued for retry, or not yet tried.
+    struct FirstAttempt: Equatable {
+        let isUnregistered: Bool
+        let errorMessage: String?
+    }
+
+    /// Watches the outbox row, which any node's worker may be sending, until its first attempt is recorded.
+    func firstAttempt(of id: Int64) async -> FirstAttempt {
+        let deadline = ContinuousClock.now + firstAttemptWait
+        var lastError = "not attempted yet; it goes as soon as a worker takes it"
+        while true {
+            if let pushState = try? await state.store.pushState(id: id) {
+                let reason = pushState.lastError ?? ""
+                switch pushState.status {
+                case "sent": return FirstAttempt(isUnregistered: false, errorMessage: nil)
+                case "pruned": return FirstAttempt(isUnregistered: true, errorMessage: reason)
+                case "failed": return FirstAttempt(isUnregistered: false, errorMessage: "failed: \(reason)")
+                default:
+                    if pushState.attempts > 0 {
+                        return FirstAttempt(isUnregistered: false, errorMessage: "queued for retry: \(reason)")
+                    }
+                }
+            } else {
+                lastError = "its state cannot be read now"
+            }
+            guard ContinuousClock.now < deadline, !Task.isCancelled else {
+                return FirstAttempt(isUnregistered: false, errorMessage: "queued: \(lastError)")
+            }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+    }
+}
