@@ -7,24 +7,17 @@ import Synchronization
 extension SQLiteHeraldStore {
     func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try refuseIfClosed()
-        do {
-            return try await pool.read(body)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError("reading \(path) failed: \(error)")
-        }
+        do { return try await pool.read(body) } catch { throw failure("reading", error) }
     }
 
     func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try refuseIfClosed()
-        do {
-            return try await pool.write(body)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError("writing \(path) failed: \(error)")
-        }
+        do { return try await pool.write(body) } catch { throw failure("writing", error) }
+    }
+
+    /// A failure as `StoreError`: one already is passes through; any other names the file.
+    func failure(_ verb: String, _ error: any Error) -> StoreError {
+        error as? StoreError ?? StoreError("\(verb) \(path) failed: \(error)")
     }
 
     func refuseIfClosed() throws {

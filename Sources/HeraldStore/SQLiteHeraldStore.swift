@@ -101,7 +101,7 @@ public final class SQLiteHeraldStore: HeraldStore {
                     db, sql: "SELECT public_key FROM wallet_keys WHERE wallet = ?", arguments: [Data(wallet.bytes)])
             }
         } catch {
-            throw StoreError("reading \(path) failed: \(error)")
+            throw failure("reading", error)
         }
     }
 

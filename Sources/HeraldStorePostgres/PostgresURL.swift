@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// A PostgreSQL connection URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE]`
 /// (`postgresql://` too). User, password and database are percent-decoded; an IPv6 host is written in
 /// brackets. `description` is `redacted`, so a URL printed in a log or an error never shows its password.
@@ -147,7 +149,9 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
                 bytes.append(byte)
                 continue
             }
-            guard let high = utf8.popFirst().flatMap(hexValue), let low = utf8.popFirst().flatMap(hexValue) else {
+            guard let high = utf8.popFirst().flatMap(Hex.nibbleValue),
+                let low = utf8.popFirst().flatMap(Hex.nibbleValue)
+            else {
                 throw PostgresURLError("the \(part) has a bad percent escape")
             }
             bytes.append(high << 4 | low)
@@ -156,15 +160,6 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
             throw PostgresURLError("the \(part) is not UTF-8 once percent-decoded")
         }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// Percent-encodes all but RFC 3986's unreserved characters.

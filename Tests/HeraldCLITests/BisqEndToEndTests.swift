@@ -19,26 +19,20 @@ import FoundationNetworking
     /// Both fakes, a relay server for them, and one home playing the desktop and the phone.
     final class Setup: @unchecked Sendable {
         let folder = NSTemporaryDirectory() + "herald-bisq-\(UUID().uuidString)"
-        let apnsFixture: APNsFixture
-        var apns: FakeAPNs { apnsFixture.fake }
-        let fcm: FakeFCM
+        let fakes: PushFakes
+        var apns: FakeAPNs { fakes.apns }
+        var fcm: FakeFCM { fakes.fcm }
         let server: ServerProcess
         let cli: CLIRunner
         private let dropDatabase: @Sendable () -> Void
 
         init(_ backend: TestBackend = .sqlite) async throws {
-            apnsFixture = try await APNsFixture(folder: folder)
-            fcm = try FakeFCM()
-            try await fcm.start()
-            try Data(fcm.serviceAccountJSON).write(to: URL(fileURLWithPath: folder + "/service-account.json"))
+            fakes = try await PushFakes(folder: folder)
             let made = try backend.make("bisq")
             dropDatabase = made.drop
             server = try ServerProcess(
                 databasePath: made.database,
-                extraArguments: apnsFixture.serverArguments + [
-                    "--fcm-service-account", folder + "/service-account.json", "--fcm-endpoint", fcm.url,
-                    "--bisq-relay",
-                ])
+                extraArguments: fakes.serverArguments + ["--bisq-relay"])
             try await server.start()
             cli = try CLIRunner()
         }
@@ -50,8 +44,7 @@ import FoundationNetworking
 
         func finish() {
             server.kill(SIGKILL)
-            apns.stop()
-            fcm.stop()
+            fakes.stop()
             cli.cleanUp()
             try? FileManager.default.removeItem(atPath: folder)
             dropDatabase()

@@ -18,9 +18,10 @@ import FoundationNetworking
     /// the channel with an iOS and an Android device.
     final class Setup: @unchecked Sendable {
         let folder = NSTemporaryDirectory() + "herald-relay-\(UUID().uuidString)"
-        let apnsFixture: APNsFixture
-        var apns: FakeAPNs { apnsFixture.fake }
-        let fcm: FakeFCM
+        let fakes: PushFakes
+        var apnsFixture: APNsFixture { fakes.apnsFixture }
+        var apns: FakeAPNs { fakes.apns }
+        var fcm: FakeFCM { fakes.fcm }
         var server: ServerProcess
         let subscriber: CLIRunner
         /// A SQLite file in `folder`, or a PostgreSQL database's URL.
@@ -28,10 +29,7 @@ import FoundationNetworking
         private let dropDatabase: @Sendable () -> Void
 
         init(_ backend: TestBackend = .sqlite) async throws {
-            apnsFixture = try await APNsFixture(folder: folder)
-            fcm = try FakeFCM()
-            try await fcm.start()
-            try Data(fcm.serviceAccountJSON).write(to: URL(fileURLWithPath: folder + "/service-account.json"))
+            fakes = try await PushFakes(folder: folder)
             if backend == .sqlite {
                 database = folder + "/herald.sqlite"
                 dropDatabase = {}
@@ -59,34 +57,14 @@ import FoundationNetworking
             #expect(try subscriber.run(["subscribe", channel, "--server", server.baseURL]).status == 0)
         }
 
-        var serverArguments: [String] {
-            apnsFixture.serverArguments + [
-                "--fcm-service-account", folder + "/service-account.json", "--fcm-endpoint", fcm.url,
-            ]
-        }
+        var serverArguments: [String] { fakes.serverArguments }
 
-        var subscriberAddress: EthereumAddress {
-            get throws {
-                try EthereumAddress(
-                    parsing: try subscriber.run(["wallet", "address"]).stdout.trimmingCharacters(
-                        in: .whitespacesAndNewlines))
-            }
-        }
+        var subscriberAddress: EthereumAddress { get throws { try subscriber.walletAddress } }
 
         /// Sends as the channel; returns the sids.
         @discardableResult
         func send(_ payload: String) async throws -> [String] {
-            let now = UInt64(Date().timeIntervalSince1970)
-            let operation = NotificationOperation(
-                channel: RelayEndToEndTests.channelKey.address, payload: payload, audience: "herald-test",
-                nonce: try UInt256(bigEndian: SecureRandom.bytes(16)), issuedAt: UInt256(now - 5),
-                expiresAt: UInt256(now + 120))
-            let body = try operation.signed(
-                with: RelayEndToEndTests.channelKey, scheme: .eip712, domain: HeraldDomain(chainId: 1))
-            let (status, answer) = try await HTTP.post(server.baseURL + "/v1/notifications", json: body.jsonText)
-            #expect(status == 202, "\(String(decoding: answer, as: UTF8.self))")
-            guard case .array(let sids)? = try JSONParser.parse(Array(answer))["sid"] else { return [] }
-            return sids.compactMap(\.stringValue)
+            try await ChannelSender.send(payload, as: RelayEndToEndTests.channelKey, to: server.baseURL)
         }
 
         /// The channel's view of one item's pushes.
@@ -105,8 +83,7 @@ import FoundationNetworking
 
         func finish() {
             server.kill(SIGKILL)
-            apns.stop()
-            fcm.stop()
+            fakes.stop()
             subscriber.cleanUp()
             try? FileManager.default.removeItem(atPath: folder)
             dropDatabase()

@@ -116,19 +116,18 @@ enum HTTP {
     }()
 
     static func post(_ url: String, json: String) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(json.utf8)
-        let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        try await post(url, body: json, contentType: "application/json")
     }
 
     static func post(_ url: String, form: String) async throws -> (Int, Data) {
+        try await post(url, body: form, contentType: "application/x-www-form-urlencoded")
+    }
+
+    static func post(_ url: String, body: String, contentType: String) async throws -> (Int, Data) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(form.utf8)
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body.utf8)
         let (data, response) = try await session.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }

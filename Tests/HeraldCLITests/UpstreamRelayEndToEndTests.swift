@@ -17,9 +17,9 @@ import FoundationNetworking
 
     final class Setup: @unchecked Sendable {
         let folder = NSTemporaryDirectory() + "herald-upstream-\(UUID().uuidString)"
-        let apnsFixture: APNsFixture
-        var apns: FakeAPNs { apnsFixture.fake }
-        let fcm: FakeFCM
+        let fakes: PushFakes
+        var apns: FakeAPNs { fakes.apns }
+        var fcm: FakeFCM { fakes.fcm }
         var upstream: ServerProcess
         let upstreamArguments: [String]
         let upstreamDatabase: String
@@ -33,10 +33,7 @@ import FoundationNetworking
         init(rate: Int = 100) async throws {
             upstreamFolder = folder + "/upstream"
             downstreamDatabase = folder + "/downstream/herald.sqlite"
-            apnsFixture = try await APNsFixture(folder: folder)
-            fcm = try FakeFCM()
-            try await fcm.start()
-            try Data(fcm.serviceAccountJSON).write(to: URL(fileURLWithPath: folder + "/service-account.json"))
+            fakes = try await PushFakes(folder: folder)
             subscriber = try CLIRunner()
             upstreamDatabase = folder + "/upstream/herald.sqlite"
             try FileManager.default.createDirectory(atPath: folder + "/upstream", withIntermediateDirectories: true)
@@ -52,10 +49,7 @@ import FoundationNetworking
             try Data((installationKey + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
 
             // The upstream logs everything it would (debug), so that the test below sees all of it.
-            upstreamArguments =
-                apnsFixture.serverArguments + [
-                    "--fcm-service-account", folder + "/service-account.json", "--fcm-endpoint", fcm.url,
-                ]
+            upstreamArguments = fakes.serverArguments
             upstream = try ServerProcess(
                 databasePath: upstreamDatabase, extraArguments: upstreamArguments, logLevel: "debug")
             try await upstream.start()
@@ -83,27 +77,11 @@ import FoundationNetworking
             #expect(try subscriber.run(["subscribe", channel, "--server", downstream.baseURL]).status == 0)
         }
 
-        var subscriberAddress: EthereumAddress {
-            get throws {
-                try EthereumAddress(
-                    parsing: try subscriber.run(["wallet", "address"]).stdout.trimmingCharacters(
-                        in: .whitespacesAndNewlines))
-            }
-        }
+        var subscriberAddress: EthereumAddress { get throws { try subscriber.walletAddress } }
 
         /// Sends as the channel to the downstream; returns the sids.
         func send(_ payload: String) async throws -> [String] {
-            let now = UInt64(Date().timeIntervalSince1970)
-            let operation = NotificationOperation(
-                channel: UpstreamRelayEndToEndTests.channelKey.address, payload: payload, audience: "herald-test",
-                nonce: try UInt256(bigEndian: SecureRandom.bytes(16)), issuedAt: UInt256(now - 5),
-                expiresAt: UInt256(now + 120))
-            let body = try operation.signed(
-                with: UpstreamRelayEndToEndTests.channelKey, scheme: .eip712, domain: HeraldDomain(chainId: 1))
-            let (status, answer) = try await HTTP.post(downstream.baseURL + "/v1/notifications", json: body.jsonText)
-            #expect(status == 202, "\(String(decoding: answer, as: UTF8.self))")
-            guard case .array(let sids)? = try JSONParser.parse(Array(answer))["sid"] else { return [] }
-            return sids.compactMap(\.stringValue)
+            try await ChannelSender.send(payload, as: UpstreamRelayEndToEndTests.channelKey, to: downstream.baseURL)
         }
 
         /// The downstream's outbox rows of one item: (platform, status, attempts).
@@ -153,8 +131,7 @@ import FoundationNetworking
         func finish() {
             downstream.kill(SIGKILL)
             upstream.kill(SIGKILL)
-            apns.stop()
-            fcm.stop()
+            fakes.stop()
             subscriber.cleanUp()
             try? FileManager.default.removeItem(atPath: folder)
         }

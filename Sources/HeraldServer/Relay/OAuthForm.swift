@@ -18,33 +18,10 @@ struct OAuthForm {
 
     subscript(name: String) -> String? { fields[name] }
 
+    /// `+` is a space in a form (before percent-decoding, so that `%2B` stays a plus); the rest is the
+    /// percent-decoding path segments use.
     private static func decode(_ bytes: some Collection<UInt8>) -> String? {
-        var decoded: [UInt8] = []
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                let first = bytes.index(after: index)
-                guard first != bytes.endIndex else { return nil }
-                let second = bytes.index(after: first)
-                guard second != bytes.endIndex, let high = hexValue(bytes[first]), let low = hexValue(bytes[second])
-                else { return nil }
-                decoded.append(high << 4 | low)
-                index = bytes.index(after: second)
-                continue
-            }
-            decoded.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-            index = bytes.index(after: index)
-        }
-        return String(validating: decoded, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        let spaced = bytes.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
+        return String(validating: spaced, as: UTF8.self)?.removingPercentEncoding
     }
 }
