@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Override with e.g. make run ARGS="serve --port 9000" or ARGS="wallet list".
 ARGS ?= serve
 
-.PHONY: all setup build release run test check unit interop interop-check contract contract-check fuzz fuzz-check bench ops-check format lint clean
+.PHONY: all setup build release run test check unit interop interop-check contract contract-check fuzz fuzz-check costs bench ops-check format lint clean
 
 all: build
 
@@ -67,6 +67,12 @@ fuzz-check: setup
 	else \
 	  ./scripts/fuzz/run.sh 30; \
 	fi
+
+# The instruction-count guard alone (a stage of make test): herald-costs' fixed workload under callgrind,
+# compared with scripts/costs/budgets.json.
+costs: setup
+	$(SWIFT) build -c release --product herald-costs
+	./scripts/costs/check.sh "$$($(SWIFT) build -c release --show-bin-path)/herald-costs"
 
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/herald" bench crypto

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldInbox", targets: ["HeraldInbox"]),
         .executable(name: "herald", targets: ["herald"]),
+        .executable(name: "herald-costs", targets: ["herald-costs"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
         // The fuzz targets' entry points, shared by Fuzz/ (libFuzzer) and the replay tests.
         .library(name: "HeraldFuzzing", targets: ["HeraldFuzzing"]),
@@ -47,6 +48,9 @@ let package = Package(
             pkgConfig: "libsecp256k1",
             providers: [.apt(["libsecp256k1-dev"])]
         ),
+        // Valgrind's callgrind client requests for the instruction-count guard (`herald-costs`); no-ops
+        // outside valgrind, and without its headers.
+        .target(name: "CCallgrind"),
         // Crypto, keystore and protocol types. No NIO, Hummingbird or GRDB: an iOS app can embed it.
         .target(
             name: "HeraldCore",
@@ -159,6 +163,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The instruction-count guard's fixed workload (scripts/costs/check.sh). Its own executable with a
+        // synchronous main: valgrind 3.19 crashes on the `sigsuspend` of an async main's dispatch_main.
+        .executableTarget(
+            name: "herald-costs",
+            dependencies: [
+                "HeraldCore", "HeraldStore", "HeraldServer", "CCallgrind",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

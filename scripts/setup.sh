@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine lacks to build Herald: the C libraries Herald links
-# (libsecp256k1, SQLite) and pkg-config. Uses apt-get when it can (root, or sudo without a
+# (libsecp256k1, SQLite), pkg-config and valgrind. Uses apt-get when it can (root, or sudo without a
 # password); otherwise prints the exact command to run and fails.
 set -euo pipefail
 
-packages=(libsecp256k1-dev libsqlite3-dev pkg-config)
+# valgrind: the instruction-count guard of make test (scripts/costs/check.sh) runs under callgrind, and
+# herald-costs compiles its client requests from valgrind's headers.
+packages=(libsecp256k1-dev libsqlite3-dev pkg-config valgrind)
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "setup: swift is not on PATH. Install Swift 6.1 or newer (https://www.swift.org/install/linux/)." >&2

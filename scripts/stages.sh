@@ -4,7 +4,8 @@
 #
 #   scripts/stages.sh test    one debug build: every Swift test (the crash test aside), the eth-account
 #                             interop check and the schemathesis contract stage. Python packages install
-#                             in the background while Swift builds.
+#                             in the background while Swift builds. Then a release build of herald-costs
+#                             for the instruction-count guard (scripts/costs/check.sh, under callgrind).
 #   scripts/stages.sh check   test, then what needs builds of its own: the crash test against a release
 #                             binary, 30 s of libFuzzer per target (AddressSanitizer build), and the
 #                             operators' files (promtool, the dashboard JSON).
@@ -139,6 +140,9 @@ else
 fi
 # The crash test kills a release binary: make check runs it, after its own build.
 stage "swift tests (debug)" swift_tests --skip CrashSafetyTests
+# The instruction-count guard counts what ships: the release build (make check's crash test reuses it).
+stage "release build of herald-costs" "$swift" build -c release --product herald-costs
+stage "instruction counts (callgrind)" ./scripts/costs/check.sh "$("$swift" build -c release --show-bin-path)/herald-costs"
 
 if [[ "$mode" == check ]]; then
     stage "release build of herald" "$swift" build -c release --product herald

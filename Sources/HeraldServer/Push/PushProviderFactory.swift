@@ -48,7 +48,9 @@ public enum PushProviderFactory {
             let relay = UpstreamPushProvider(
                 transport: try AsyncHTTPClientTransport(caFile: upstream.caFile), upstream: url,
                 installationID: id.lowercased(), key: key, mode: configuration.pushContent,
-                maxAgeSeconds: configuration.pushMaxAgeSeconds, logger: logger)
+                maxAgeSeconds: configuration.pushMaxAgeSeconds,
+                batchLimit: UpstreamPushProvider.batchLimit(forConcurrency: configuration.pushConcurrency),
+                logger: logger)
             let through = [providers.apns == nil ? "APNs" : nil, providers.fcm == nil ? "FCM" : nil].compactMap { $0 }
             providers.apns = providers.apns ?? relay
             providers.fcm = providers.fcm ?? relay

@@ -1,6 +1,6 @@
-public import Crypto
+import Crypto
 import Foundation
-public import HeraldCore
+import HeraldCore
 public import HeraldStore
 
 /// An installation's credentials (PROTOCOL §7): an id (a UUID) and a key (base64url, no padding, of 32

@@ -1,0 +1,1 @@
+// The module's code is its header's inline functions.

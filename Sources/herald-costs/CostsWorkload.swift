@@ -1,0 +1,154 @@
+import CCallgrind
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldServer
+import HeraldStore
+import Hummingbird
+import Logging
+import NIOCore
+import NIOEmbedded
+
+/// The fixed workload of the instruction-count guard (`scripts/costs/check.sh`): registrations and a
+/// broadcast sent through Herald's real router, middleware and SQLite store in this process, with fixed
+/// keys, nonces and clock, so that every run executes the same code on the same bytes. Each measured
+/// phase is bracketed by callgrind client requests: under `valgrind --tool=callgrind
+/// --instr-atstart=no` only the phases are counted, each dumped under its name.
+struct CostsWorkload {
+    /// The server's clock: fixed, so that every signed operation is valid and identical in every run.
+    static let now: Int64 = 1_800_000_000
+    static let audience = "herald-costs"
+
+    let registrations: Int
+    let subscribers: Int
+    let folder: String
+
+    struct Phase: Sendable {
+        let name: String
+        let operations: Int
+        let unit: String
+        let elapsed: Duration
+    }
+
+    func run() async throws -> [Phase] {
+        var configuration = ServerConfiguration()
+        configuration.audience = Self.audience
+        configuration.databasePath = folder + "/costs.sqlite"
+        configuration.rateLimit = 0
+        // The defaults otherwise: setup confirmations on, as a server runs.
+        let logger = Logger(label: "herald.costs", factory: { _ in SwiftLogNoOpLogHandler() })
+        let store = try SQLiteHeraldStore(path: configuration.databasePath, logger: logger)
+        let state = ServerState(configuration: configuration, store: store, logger: logger, clock: { Self.now })
+        let responder = HeraldServerApp.makeRouter(state).buildResponder()
+        let channelKey = try Self.key("channel")
+        try await store.saveChannel(
+            ChannelRecord(
+                address: channelKey.address, name: "Costs", icon: "https://costs.example/i.png",
+                url: "https://costs.example", createdAt: 0))
+        try await Self.seed(store, channel: channelKey.address, subscribers: subscribers)
+        let bodies = try Self.registrationBodies(registrations)
+        let broadcast = try Self.broadcastBody(channel: channelKey)
+        let channel = NIOAsyncTestingChannel()
+
+        var phases: [Phase] = []
+        phases.append(
+            try await measure("registrations", operations: registrations, unit: "registration") {
+                for body in bodies {
+                    try await Self.post(body, to: "/v1/devices", responder: responder, channel: channel, logger: logger)
+                }
+            })
+        phases.append(
+            try await measure("broadcast", operations: subscribers, unit: "recipient") {
+                try await Self.post(
+                    broadcast, to: "/v1/notifications", responder: responder, channel: channel, logger: logger)
+            })
+        try await store.close()
+        return phases
+    }
+
+    /// Counts `body` alone: instrumentation on, counters zeroed, then dumped under `name` and off.
+    private func measure(
+        _ name: String, operations: Int, unit: String, _ body: () async throws -> Void
+    ) async throws -> Phase {
+        herald_callgrind_start()
+        herald_callgrind_zero()
+        let start = ContinuousClock.now
+        try await body()
+        let elapsed = ContinuousClock.now - start
+        name.withCString { herald_callgrind_dump($0) }
+        herald_callgrind_stop()
+        return Phase(name: name, operations: operations, unit: unit, elapsed: elapsed)
+    }
+
+    /// One request through the router, as the HTTP server hands it over; a refusal ends the run,
+    /// since a refused operation would cost less and pass the budget for the wrong reason.
+    private static func post(
+        _ body: [UInt8], to path: String, responder: some HTTPResponder<HeraldRequestContext>, channel: any Channel,
+        logger: Logger
+    ) async throws {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.contentLength] = String(body.count)
+        let request = Request(
+            head: HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+            body: RequestBody(buffer: ByteBuffer(bytes: body)))
+        let context = HeraldRequestContext(source: .init(channel: channel, logger: logger))
+        let response = try await responder.respond(to: request, context: context)
+        // 200 for a registration, 202 for an accepted notification.
+        guard response.status == .ok || response.status == .accepted else {
+            throw CostsError("POST \(path) answered \(response.status.code)")
+        }
+    }
+
+    /// Registrations by 1/16 as many wallets (under the per-wallet limit), each with its own token and
+    /// nonce. Signatures are deterministic (RFC 6979), so the bodies are the same in every run.
+    static func registrationBodies(_ count: Int) throws -> [[UInt8]] {
+        let keys = try (0..<max(1, (count + 15) / 16)).map { try key("wallet-\($0)") }
+        let domain = HeraldDomain(chainId: 1)
+        return try (0..<count).map { index in
+            let binding = DeviceBinding(
+                action: .register, wallet: keys[index / 16].address, platform: .ios,
+                deviceToken: String(format: "%064x", 0xC057_0000 + index), audience: audience,
+                nonce: UInt256(UInt64(index + 1)), issuedAt: UInt256(UInt64(now - 10)),
+                expiresAt: UInt256(UInt64(now + 290)))
+            return Array(try binding.signed(with: keys[index / 16], scheme: .eip712, domain: domain).jsonText.utf8)
+        }
+    }
+
+    static func key(_ label: String) throws -> PrivateKey {
+        try PrivateKey(bytes: Keccak256.hash(Array("herald-costs-\(label)".utf8)))
+    }
+
+    /// The broadcast's audience: subscribers with one iOS binding each, written through the store's own
+    /// path before counting starts. Their keys come from the index (any valid scalar will do).
+    static func seed(_ store: any HeraldStore, channel: EthereumAddress, subscribers: Int) async throws {
+        let retained = now + 660
+        for index in 0..<subscribers {
+            let key = try PrivateKey(bytes: Keccak256.hash(Array("herald-costs-subscriber-\(index)".utf8)))
+            _ = try await store.apply(
+                SubscriptionChange(
+                    action: .subscribe, channel: channel, subscriber: key.address, publicKey: key.publicKey,
+                    nonce: UInt256(UInt64(2 * index)), nonceRetainedUntil: retained, now: now))
+            _ = try await store.apply(
+                DeviceChange(
+                    action: .register, wallet: key.address, platform: .ios,
+                    deviceToken: String(format: "%064x", index + 1),
+                    publicKey: key.publicKey, nonce: UInt256(UInt64(2 * index + 1)), nonceRetainedUntil: retained,
+                    now: now, maxBindingsPerWallet: 20))
+        }
+    }
+
+    static func broadcastBody(channel: PrivateKey) throws -> [UInt8] {
+        let payload = NotificationDraft(title: "Costs", body: "The guard's broadcast").broadcastPayload()
+        let operation = NotificationOperation(
+            channel: channel.address, payload: payload, audience: audience, nonce: UInt256(UInt64(7)),
+            issuedAt: UInt256(UInt64(now - 10)), expiresAt: UInt256(UInt64(now + 290)))
+        return Array(
+            try operation.signed(with: channel, scheme: .eip712, domain: HeraldDomain(chainId: 1)).jsonText.utf8)
+    }
+}
+
+struct CostsError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
