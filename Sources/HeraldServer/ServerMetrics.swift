@@ -103,10 +103,11 @@ public final class ServerMetrics: Sendable {
 
     func setBindings(_ count: Int) { bindingsGauge.record(count) }
 
-    /// Prometheus text exposition format.
+    /// Prometheus text exposition format, with the process's CPU time and memory where procfs has them.
     public func render() -> [UInt8] {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
+        if let sample = ProcessStats.current() { buffer.append(contentsOf: ProcessStats.exposition(sample).utf8) }
         return buffer
     }
 }

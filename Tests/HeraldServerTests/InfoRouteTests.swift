@@ -36,6 +36,8 @@ import Testing
             #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
             #expect(metrics.text.contains(#"herald_device_changes_total{outcome="created"} 1"#))
             #expect(metrics.text.contains(#"herald_rejections_total{code="replayed"} 1"#))
+            #expect(metrics.text.contains("\nprocess_cpu_seconds_total "))
+            #expect(metrics.text.contains("\nprocess_resident_memory_bytes "))
             #expect(
                 metrics.text.contains(#"herald_http_requests_total{route="/v1/devices",method="POST",status="409"} 1"#))
         }

@@ -11,7 +11,8 @@ struct RegisterBenchCommand: AsyncParsableCommand {
         abstract: "Load-test POST /v1/devices with pre-signed, distinct registrations.",
         discussion: """
             Signs every operation first (unique nonces, --wallets wallets, distinct tokens), then sends them over \
-            --concurrency keep-alive connections and prints requests/s, latency percentiles and status counts. \
+            --concurrency keep-alive connections and prints requests/s, latency percentiles, status counts and \
+            the server's CPU per request (from its /metrics' process_cpu_seconds_total). \
             Only the --server named is contacted: redirects are refused, and a non-loopback server needs --allow-remote. \
             Run the server with --rate-limit 0, or the limiter answers most requests with 429.
             """
@@ -87,10 +88,15 @@ struct RegisterBenchCommand: AsyncParsableCommand {
         }
         log("sending over \(concurrency) connections …")
         let sending = ProgressLine("bench register", total: requests, unit: "requests", json: global.json)
-        let result = try await RegisterBenchLoad.run(
+        let cpuBefore = await target.processCPUSeconds()
+        var result = try await RegisterBenchLoad.run(
             bodies: bodies, url: target.server.absoluteString.trimmingTrailingSlashes + "/v1/devices",
             concurrency: concurrency, progress: sending)
+        let cpuAfter = await target.processCPUSeconds()
         sending.finish()
+        if let cpuBefore, let cpuAfter, result.requests > 0 {
+            result.serverCPUMicrosecondsPerRequest = (cpuAfter - cpuBefore) * 1e6 / Double(result.requests)
+        }
         try result.print(json: global.json)
     }
 

@@ -12,6 +12,8 @@ enum RegisterBenchLoad {
         let latencyMilliseconds: [String: Double]
         let statuses: [String: Int]
         let transportErrors: Int
+        /// The server's CPU time (user + system) over the load, per request, from its /metrics.
+        var serverCPUMicrosecondsPerRequest: Double?
 
         func print(json: Bool) throws {
             if json {
@@ -27,6 +29,14 @@ enum RegisterBenchLoad {
                 "statuses: "
                     + statuses.sorted { $0.key < $1.key }.map { "\($0.key) × \($0.value)" }.joined(separator: ", ")
                     + (transportErrors > 0 ? ", transport errors × \(transportErrors)" : ""))
+            if let cpu = serverCPUMicrosecondsPerRequest {
+                Swift.print(
+                    String(
+                        format: "server CPU: %.0f µs per request (%.2f cores busy over the run)", cpu,
+                        cpu * requestsPerSecond / 1e6))
+            } else {
+                Swift.print("server CPU: not published (the server's /metrics has no process_cpu_seconds_total)")
+            }
             if statuses["429"] != nil {
                 Swift.print("note: 429s mean the server's rate limiter is on; run it with --rate-limit 0")
             }
