@@ -3,15 +3,16 @@ import Foundation
 /// This process's CPU time and resident memory, from `/proc/self/stat`, for `GET /metrics`'s standard
 /// `process_cpu_seconds_total` and `process_resident_memory_bytes`: what a benchmark or an operator needs
 /// to put a rate beside its cost (`herald bench register` prints the server's CPU per registration).
-enum ProcessStats {
-    struct Sample: Sendable {
-        let cpuSeconds: Double
-        let residentBytes: Int
+public enum ProcessStats {
+    public struct Sample: Sendable {
+        public let cpuSeconds: Double
+        public let residentBytes: Int
     }
 
-    /// nil where there is no procfs (macOS), or when it cannot be read.
-    static func current() -> Sample? {
-        guard let text = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8) else { return nil }
+    /// nil where there is no procfs (macOS), or when it cannot be read (a process that has exited).
+    public static func current(pid: Int32? = nil) -> Sample? {
+        let path = "/proc/\(pid.map(String.init) ?? "self")/stat"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         return parse(
             text, ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))), pageSize: Int(sysconf(Int32(_SC_PAGESIZE))))
     }

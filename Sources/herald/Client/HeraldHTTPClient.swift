@@ -48,14 +48,19 @@ struct HeraldHTTPClient {
     /// The server's `process_cpu_seconds_total` from `GET /metrics`; nil when it does not publish it (no
     /// procfs, an older server) or cannot be reached.
     func processCPUSeconds() async -> Double? {
+        let prefix = "process_cpu_seconds_total "
+        let line = await metricsText()?.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        return line.flatMap { Double($0.dropFirst(prefix.count)) }
+    }
+
+    /// `GET /metrics` as text; nil when it cannot be had.
+    func metricsText() async -> String? {
         var request = HTTPClientRequest(url: server.absoluteString.trimmingTrailingSlashes + "/metrics")
         request.headers.add(name: "User-Agent", value: "herald/\(HeraldVersion.current)")
         guard let response = try? await client.execute(request, timeout: timeout), response.status.code == 200,
             let body = try? await response.body.collect(upTo: 4 << 20)
         else { return nil }
-        let prefix = "process_cpu_seconds_total "
-        let line = String(buffer: body).split(separator: "\n").first { $0.hasPrefix(prefix) }
-        return line.flatMap { Double($0.dropFirst(prefix.count)) }
+        return String(buffer: body)
     }
 
     /// POSTs JSON and returns the parsed success body.
