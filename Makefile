@@ -21,9 +21,10 @@ release: setup
 run: build
 	$(SWIFT) run --skip-build herald $(ARGS)
 
-# The README's test command: one debug build, every Swift test but the crash test, the eth-account
-# interop check and the schemathesis contract stage (Python packages install beside the build); about
-# 10 minutes from a fresh clone on 2 cores. Stage times are printed at the end.
+# The README's test command: a debug build, every Swift test but the crash test, the eth-account
+# interop check and the schemathesis contract stage (Python packages install beside the build), then a
+# release build of herald-costs and the instruction-count guard (callgrind); about 20 minutes from a
+# fresh clone on 2 cores. Stage times are printed at the end.
 # HERALD_SKIP_INTEROP=1 / HERALD_SKIP_CONTRACT=1 leave those stages out on a machine without PyPI.
 test:
 	@./scripts/stages.sh test
