@@ -11,6 +11,31 @@ public final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let bindingsGauge: CoreMetrics.Gauge
     private let queuedPushesGauge: CoreMetrics.Gauge
+    /// Series made once and kept: making one through the factory validates its name, sorts its labels
+    /// and looks it up in the registry under a lock, about 4,000 instructions a time, on every request.
+    private let counters = Mutex<[SeriesKey: CoreMetrics.Counter]>([:])
+    private let timers = Mutex<[SeriesKey: CoreMetrics.Timer]>([:])
+
+    private struct SeriesKey: Hashable {
+        let label: String
+        let values: [String]
+    }
+
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
+        let key = SeriesKey(label: label, values: dimensions.map(\.1))
+        if let known = counters.withLock({ $0[key] }) { return known }
+        let made = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
+        counters.withLock { $0[key] = made }
+        return made
+    }
+
+    private func timer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
+        let key = SeriesKey(label: label, values: dimensions.map(\.1))
+        if let known = timers.withLock({ $0[key] }) { return known }
+        let made = CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
+        timers.withLock { $0[key] = made }
+        return made
+    }
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -43,60 +68,48 @@ public final class ServerMetrics: Sendable {
     static let deviceChangeOutcomes = ["created", "refreshed", "unregistered", "absent"]
 
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        CoreMetrics.Counter(
-            label: "herald_http_requests_total",
-            dimensions: [("route", route), ("method", method), ("status", String(status))],
-            factory: factory
-        ).increment()
-        CoreMetrics.Timer(
-            label: "herald_http_request_duration_seconds", dimensions: [("route", route)], factory: factory
-        )
-        .recordNanoseconds(duration / .nanoseconds(1))
+        counter("herald_http_requests_total", [("route", route), ("method", method), ("status", String(status))])
+            .increment()
+        timer("herald_http_request_duration_seconds", [("route", route)])
+            .recordNanoseconds(duration / .nanoseconds(1))
     }
 
     func recordDeviceChange(_ outcome: String) {
-        CoreMetrics.Counter(label: "herald_device_changes_total", dimensions: [("outcome", outcome)], factory: factory)
+        counter("herald_device_changes_total", [("outcome", outcome)])
             .increment()
     }
 
     func recordRejection(_ code: APIErrorCode) {
-        CoreMetrics.Counter(label: "herald_rejections_total", dimensions: [("code", code.rawValue)], factory: factory)
+        counter("herald_rejections_total", [("code", code.rawValue)])
             .increment()
     }
 
     func recordPruned(_ kind: String, count: Int) {
-        CoreMetrics.Counter(label: "herald_pruned_total", dimensions: [("kind", kind)], factory: factory).increment(
+        counter("herald_pruned_total", [("kind", kind)]).increment(
             by: count)
     }
 
     func recordNotification(type: String, items: Int) {
-        CoreMetrics.Counter(label: "herald_notifications_total", dimensions: [("type", type)], factory: factory)
+        counter("herald_notifications_total", [("type", type)])
             .increment()
-        CoreMetrics.Counter(label: "herald_feed_items_total", dimensions: [("type", type)], factory: factory)
+        counter("herald_feed_items_total", [("type", type)])
             .increment(by: items)
     }
 
     func recordPushes(provider: String, status: String, count: Int) {
         guard count > 0 else { return }
-        CoreMetrics.Counter(
-            label: "herald_pushes_total", dimensions: [("provider", provider), ("status", status)], factory: factory
-        ).increment(by: count)
+        counter("herald_pushes_total", [("provider", provider), ("status", status)]).increment(by: count)
     }
 
     /// PROTOCOL §7: an upstream's forwarded pushes by installation and outcome.
     func recordRelayPushes(installation: String, status: String, count: Int) {
         guard count > 0 else { return }
-        CoreMetrics.Counter(
-            label: "herald_relay_pushes_total", dimensions: [("installation", installation), ("status", status)],
-            factory: factory
-        ).increment(by: count)
+        counter("herald_relay_pushes_total", [("installation", installation), ("status", status)]).increment(by: count)
     }
 
     func recordPushLatency(provider: String, duration: Duration) {
         guard duration > .zero else { return }
-        CoreMetrics.Timer(
-            label: "herald_push_duration_seconds", dimensions: [("provider", provider)], factory: factory
-        ).recordNanoseconds(duration / .nanoseconds(1))
+        timer("herald_push_duration_seconds", [("provider", provider)]).recordNanoseconds(duration / .nanoseconds(1))
     }
 
     func setQueuedPushes(_ count: Int) { queuedPushesGauge.record(count) }

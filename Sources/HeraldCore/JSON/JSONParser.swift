@@ -165,13 +165,18 @@ public struct JSONParser {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes. Validate UTF-8 and control characters, then copy once.
+        var ascii = true
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
             guard byte >= 0x20 else { throw failure("control character in string") }
+            if byte >= 0x80 { ascii = false }
             index += 1
         }
         guard let stop = current else { throw failure("unterminated string") }
         if stop == UInt8(ascii: "\"") {
-            let text = try decodeUTF8(bytes[start..<index])
+            // ASCII needs no validation: String(decoding:) copies contiguous bytes directly, where
+            // String(validating:) took a generic path (runtime metadata lookups) for every string.
+            let text =
+                ascii ? String(decoding: bytes[start..<index], as: UTF8.self) : try decodeUTF8(bytes[start..<index])
             index += 1
             return text
         }
