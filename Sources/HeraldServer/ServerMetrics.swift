@@ -22,18 +22,25 @@ public final class ServerMetrics: Sendable {
     }
 
     private func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
-        let key = SeriesKey(label: label, values: dimensions.map(\.1))
-        if let known = counters.withLock({ $0[key] }) { return known }
-        let made = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
-        counters.withLock { $0[key] = made }
-        return made
+        Self.cached(in: counters, label, dimensions) {
+            CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
+        }
     }
 
     private func timer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
+        Self.cached(in: timers, label, dimensions) {
+            CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
+        }
+    }
+
+    private static func cached<Metric: Sendable>(
+        in table: borrowing Mutex<[SeriesKey: Metric]>, _ label: String, _ dimensions: [(String, String)],
+        make: () -> Metric
+    ) -> Metric {
         let key = SeriesKey(label: label, values: dimensions.map(\.1))
-        if let known = timers.withLock({ $0[key] }) { return known }
-        let made = CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
-        timers.withLock { $0[key] = made }
+        if let known = table.withLock({ $0[key] }) { return known }
+        let made = make()
+        table.withLock { $0[key] = made }
         return made
     }
 
