@@ -1,4 +1,4 @@
-public import HeraldCore
+import HeraldCore
 
 /// A self-hosted server allowed to push through this upstream relay (PROTOCOL §7). Only SHA-256 of its
 /// key is kept: the key itself is shown once, when the operator adds the installation.

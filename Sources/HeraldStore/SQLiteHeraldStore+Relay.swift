@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import HeraldCore
+import HeraldCore
 
 extension SQLiteHeraldStore {
     public func addInstallation(_ installation: RelayInstallation) async throws {
