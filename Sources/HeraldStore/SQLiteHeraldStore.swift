@@ -126,6 +126,23 @@ public final class SQLiteHeraldStore: HeraldStore {
         }
     }
 
+    public func webPushSubscription(
+        of wallet: EthereumAddress, endpoint: String
+    ) async throws
+        -> WebPushSubscription?
+    {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT p256dh, auth FROM bindings
+                    WHERE wallet = ? AND platform = 'webpush' AND device_token = ?
+                      AND p256dh IS NOT NULL AND auth IS NOT NULL
+                    """, arguments: [Data(wallet.bytes), endpoint]
+            ).map { row in WebPushSubscription(storedEndpoint: endpoint, p256dh: row["p256dh"], auth: row["auth"]) }
+        }
+    }
+
     public func bindingCount() async throws -> Int {
         try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bindings") ?? 0 }
     }
