@@ -72,7 +72,7 @@ public final class GuardedWebPushTransport: WebPushTransport {
     }
 
     /// The address to connect to, after checking it and every other address of the name.
-    func checkedAddress(of endpoint: WebPushEndpoint) async throws -> [UInt8] {
+    public func checkedAddress(of endpoint: WebPushEndpoint) async throws -> [UInt8] {
         let addresses: [[UInt8]]
         if let literal = endpoint.literalAddress {
             addresses = [literal]
