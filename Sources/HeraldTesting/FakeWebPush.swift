@@ -41,9 +41,15 @@ public final class FakeWebPush: Sendable {
     /// Off for load runs: requests are counted, not kept.
     let keepRequests: Bool
 
-    public init(keepRequests: Bool = true) throws {
+    public convenience init(keepRequests: Bool = true) throws {
+        try self.init(certificate: SelfSignedCertificate(commonName: "fake-webpush"), keepRequests: keepRequests)
+    }
+
+    // The certificate comes in made: a throwing call among the stored-property initialisers of a
+    // class crashes the optimiser of Swift 6.3 (CopyPropagation) in release builds, as FakeFCM notes.
+    private init(certificate: SelfSignedCertificate, keepRequests: Bool) {
+        self.certificate = certificate
         self.keepRequests = keepRequests
-        certificate = try SelfSignedCertificate(commonName: "fake-webpush")
     }
 
     @discardableResult

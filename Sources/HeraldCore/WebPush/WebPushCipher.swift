@@ -24,8 +24,8 @@ public enum WebPushCipher {
     /// unless given (the RFC's vector fixes both).
     public static func encrypt(
         _ plaintext: [UInt8], to subscriber: P256.KeyAgreement.PublicKey, authSecret: [UInt8],
-        ephemeralKey: P256.KeyAgreement.PrivateKey = P256.KeyAgreement.PrivateKey(),
-        salt: [UInt8] = SecureRandom.bytes(16)
+        ephemeralKey: P256.KeyAgreement.PrivateKey = WebPushCipher.ephemeralKey(),
+        salt: [UInt8] = WebPushCipher.randomBytes(16)
     ) throws(Failure) -> [UInt8] {
         guard plaintext.count <= maximumPlaintext else {
             throw Failure("plaintext of \(plaintext.count) bytes exceeds \(maximumPlaintext)")
@@ -124,5 +124,27 @@ public enum WebPushCipher {
         } catch {
             throw Failure("nonce derivation failed")
         }
+    }
+
+    /// A fresh P-256 key for one send: a scalar drawn uniformly from [1, n − 1] by rejection, its point
+    /// computed once. swift-crypto's `PrivateKey()` also runs FIPS's pairwise test (an ECDSA signature
+    /// and its verification), which doubled the cost of every encryption for a key used once.
+    public static func ephemeralKey() -> P256.KeyAgreement.PrivateKey {
+        for _ in 0..<8 {
+            // Out of range (zero, or at least n) with probability about 2^-32: draw again.
+            if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: randomBytes(32)) { return key }
+        }
+        return P256.KeyAgreement.PrivateKey()
+    }
+
+    /// `count` bytes from the system CSPRNG, eight at a time (one call per word, not per byte).
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) }
+        }
+        return Array(bytes.prefix(count))
     }
 }

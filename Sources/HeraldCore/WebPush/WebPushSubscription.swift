@@ -56,12 +56,37 @@ public struct WebPushSubscription: Sendable, Hashable {
         return secret
     }
 
-    /// base64url with optional trailing padding only; nil for anything else.
+    /// base64url with optional trailing padding only; nil for anything else. Decoded here, without
+    /// Foundation's string rewriting: every push decodes its subscription's two keys.
     public static func decodeBase64URL(_ text: String) -> [UInt8]? {
-        var body = Substring(text)
-        while body.hasSuffix("=") { body.removeLast() }
-        guard !body.contains("="), body.utf8.count % 4 != 1 else { return nil }
-        return Base64URL.decode(String(body))
+        var input = Array(text.utf8)
+        while input.last == UInt8(ascii: "=") { input.removeLast() }
+        guard input.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in input {
+            guard let value = sextet(byte) else { return nil }
+            accumulator = (accumulator << 6) | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return output
+    }
+
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): return 62
+        case UInt8(ascii: "_"): return 63
+        default: return nil
+        }
     }
 
     /// An absolute `https://` URL of at most 1000 bytes, without user info or fragment, whose host

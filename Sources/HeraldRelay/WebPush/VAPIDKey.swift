@@ -8,10 +8,14 @@ import HeraldCore
 public struct VAPIDKey: Sendable {
     public let privateKey: P256.Signing.PrivateKey
 
-    /// base64url (unpadded) of the 65-byte uncompressed public point: 87 characters.
-    public var publicKey: String { Base64URL.encode(Array(privateKey.publicKey.x963Representation)) }
+    /// base64url (unpadded) of the 65-byte uncompressed public point: 87 characters. Encoded once:
+    /// every request carries it.
+    public let publicKey: String
 
-    public init(privateKey: P256.Signing.PrivateKey) { self.privateKey = privateKey }
+    public init(privateKey: P256.Signing.PrivateKey) {
+        self.privateKey = privateKey
+        publicKey = Base64URL.encode(Array(privateKey.publicKey.x963Representation))
+    }
 
     /// Reads a PEM P-256 private key (SEC1 `EC PRIVATE KEY` or PKCS#8 `PRIVATE KEY`).
     public init(file: String) throws(RelayConfigurationError) {
@@ -19,9 +23,11 @@ public struct VAPIDKey: Sendable {
         do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
             throw RelayConfigurationError("cannot read the VAPID key file \(file)")
         }
-        do { privateKey = try P256.Signing.PrivateKey(pemRepresentation: text) } catch {
+        let key: P256.Signing.PrivateKey
+        do { key = try P256.Signing.PrivateKey(pemRepresentation: text) } catch {
             throw RelayConfigurationError("the VAPID key file \(file) is not a PEM P-256 private key")
         }
+        self.init(privateKey: key)
     }
 
     /// A fresh key as PEM (PKCS#8), for `herald webpush keygen`.
