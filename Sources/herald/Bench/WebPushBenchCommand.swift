@@ -56,7 +56,7 @@ struct WebPushBenchCommand: AsyncParsableCommand {
                 try WebPushCipher.encrypt(plaintext, to: peer, authSecret: auth).count
             },
             .init(name: "step: P-256 point of a scalar") {
-                Int(try P256.KeyAgreement.PrivateKey(rawRepresentation: scalar).publicKey.rawRepresentation[0])
+                Int(try P256.KeyAgreement.PrivateKey(rawRepresentation: scalar).publicKey.rawRepresentation.first ?? 0)
             },
             .init(name: "step: P-256 ECDH") {
                 try sender.sharedSecretFromKeyAgreement(with: peer).withUnsafeBytes { Int($0[0]) }
