@@ -39,22 +39,29 @@ public enum PushDelivery: Sendable, Hashable {
 public struct PushProviders: Sendable {
     public var apns: (any PushProvider)?
     public var fcm: (any PushProvider)?
+    /// Web Push (PROTOCOL §9), when a VAPID key is configured.
+    public var webpush: (any PushProvider)?
     let unconfigured: LoggingPushProvider
 
-    public init(apns: (any PushProvider)? = nil, fcm: (any PushProvider)? = nil, logger: Logger) {
+    public init(
+        apns: (any PushProvider)? = nil, fcm: (any PushProvider)? = nil, webpush: (any PushProvider)? = nil,
+        logger: Logger
+    ) {
         self.apns = apns
         self.fcm = fcm
+        self.webpush = webpush
         self.unconfigured = LoggingPushProvider(logger: logger)
     }
 
     /// Platform groups with a worker each, so that a provider that is down or slow never holds up
-    /// the other: APNs's two hosts, and FCM.
-    public static let lanes: [Set<Platform>] = [[.ios, .iosSandbox], [.android]]
+    /// the other: APNs's two hosts, FCM, and Web Push (many push services, one lane).
+    public static let lanes: [Set<Platform>] = [[.ios, .iosSandbox], [.android], [.webpush]]
 
     public func provider(for platform: Platform) -> any PushProvider {
         switch platform {
         case .ios, .iosSandbox: return apns ?? unconfigured
         case .android: return fcm ?? unconfigured
+        case .webpush: return webpush ?? unconfigured
         }
     }
 }
@@ -68,7 +75,7 @@ public struct LoggingPushProvider: PushProvider {
     public init(logger: Logger) { self.logger = logger }
 
     public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        let service = push.platform == .android ? "FCM" : "APNs"
+        let service = Self.service(push.platform)
         logger.debug(
             "push not sent: no \(service) credentials configured",
             metadata: [
@@ -79,6 +86,14 @@ public struct LoggingPushProvider: PushProvider {
     }
 
     public func deliver(_ message: PushMessage) async -> PushDelivery {
-        .failed(reason: "no \(message.platform == .android ? "FCM" : "APNs") provider configured")
+        .failed(reason: "no \(Self.service(message.platform)) provider configured")
+    }
+
+    static func service(_ platform: Platform) -> String {
+        switch platform {
+        case .ios, .iosSandbox: return "APNs"
+        case .android: return "FCM"
+        case .webpush: return "Web Push"
+        }
     }
 }

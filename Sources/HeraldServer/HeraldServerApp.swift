@@ -21,6 +21,7 @@ public enum HeraldServerApp {
         }
         InfoRoutes.register(on: router, state: state)
         DeviceRoutes.register(on: router, state: state)
+        WebPushRoutes.register(on: router, state: state)
         SubscriptionRoutes.register(on: router, state: state)
         NotificationRoutes.register(on: router, state: state)
         RelayRoutes.register(

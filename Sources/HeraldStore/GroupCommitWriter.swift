@@ -248,6 +248,18 @@ enum DeviceChangeSQL {
                     try confirm.execute()
                 }
             }
+            if let subscription = change.webPush {
+                // Created or refreshed: either way the keys are the ones just signed (§9).
+                let keys = try RawStatement(
+                    db,
+                    "UPDATE bindings SET p256dh = ?, auth = ? WHERE wallet = ? AND platform = ? AND device_token = ?")
+                keys.bind(1, subscription.p256dh)
+                keys.bind(2, subscription.auth)
+                keys.bind(3, wallet)
+                keys.bind(4, platform)
+                keys.bind(5, change.deviceToken)
+                try keys.execute()
+            }
         case .unregister:
             let delete = try RawStatement(
                 db, "DELETE FROM bindings WHERE wallet = ? AND platform = ? AND device_token = ?")

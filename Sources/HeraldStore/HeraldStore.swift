@@ -15,6 +15,10 @@ public protocol HeraldStore: RelayStore {
     /// Every binding of a wallet, oldest first.
     func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord]
 
+    /// The keys of a wallet's Web Push binding to `endpoint` (PROTOCOL §9), read when its push is
+    /// sent so that a re-registration's new keys apply to pushes already queued; nil without one.
+    func webPushSubscription(of wallet: EthereumAddress, endpoint: String) async throws -> WebPushSubscription?
+
     /// Total number of bindings (for metrics and operators).
     func bindingCount() async throws -> Int
 
@@ -141,12 +145,16 @@ public struct DeviceChange: Sendable, Hashable {
     public let maxBindingsPerWallet: Int
     /// Whether a register that creates the binding queues the setup confirmation push (§4.3).
     public let queueSetupConfirmation: Bool
+    /// A Web Push binding's subscription (platform `webpush`, token the endpoint): a register stores
+    /// its keys, replacing older ones (PROTOCOL §9).
+    public let webPush: WebPushSubscription?
 
     public init(
         action: Action, wallet: EthereumAddress, platform: Platform, deviceToken: String, publicKey: PublicKey,
         nonce: UInt256, nonceRetainedUntil: Int64, now: Int64, maxBindingsPerWallet: Int,
-        queueSetupConfirmation: Bool = false
+        queueSetupConfirmation: Bool = false, webPush: WebPushSubscription? = nil
     ) {
+        self.webPush = webPush
         self.queueSetupConfirmation = queueSetupConfirmation
         self.action = action
         self.wallet = wallet

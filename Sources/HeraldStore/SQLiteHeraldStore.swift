@@ -126,6 +126,25 @@ public final class SQLiteHeraldStore: HeraldStore {
         }
     }
 
+    public func webPushSubscription(
+        of wallet: EthereumAddress, endpoint: String
+    ) async throws
+        -> WebPushSubscription?
+    {
+        // Read on every Web Push send: a cached statement, not one compiled (and authorised) per call.
+        try await read { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT p256dh, auth FROM bindings
+                    WHERE wallet = ? AND platform = 'webpush' AND device_token = ?
+                      AND p256dh IS NOT NULL AND auth IS NOT NULL
+                    """)
+            return try Row.fetchOne(statement, arguments: [Data(wallet.bytes), endpoint]).map { row in
+                WebPushSubscription(storedEndpoint: endpoint, p256dh: row["p256dh"], auth: row["auth"])
+            }
+        }
+    }
+
     public func bindingCount() async throws -> Int {
         try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bindings") ?? 0 }
     }

@@ -144,6 +144,24 @@ public final class PostgresHeraldStore: HeraldStore {
         }
     }
 
+    public func webPushSubscription(
+        of wallet: EthereumAddress, endpoint: String
+    ) async throws
+        -> WebPushSubscription?
+    {
+        try await perform {
+            try await client.query(
+                """
+                SELECT p256dh, auth FROM bindings
+                WHERE wallet = \(bytea(wallet)) AND platform = 'webpush' AND device_token = \(endpoint)
+                  AND p256dh IS NOT NULL AND auth IS NOT NULL
+                """, logger: logger
+            ).rows { row in
+                WebPushSubscription(storedEndpoint: endpoint, p256dh: try row.text(0), auth: try row.text(1))
+            }.first
+        }
+    }
+
     public func bindingCount() async throws -> Int {
         try await count("SELECT count(*) FROM bindings")
     }

@@ -8,7 +8,21 @@ enum PostgresMigrations {
         (1, "0001_initial", initialSQL),
         (2, "0002_relay", relaySQL),
         (3, "0003_bisq", bisqSQL),
+        (4, "0004_webpush", webPushSQL),
     ]
+
+    static let webPushSQL = """
+        -- Web Push bindings (PROTOCOL §9): platform 'webpush', the endpoint URL in device_token, and the
+        -- subscription's keys (base64url, unpadded; NULL for device tokens).
+        ALTER TABLE bindings DROP CONSTRAINT bindings_platform_check;
+        ALTER TABLE bindings ADD CONSTRAINT bindings_platform_check
+          CHECK (platform IN ('ios', 'ios-sandbox', 'android', 'webpush'));
+        ALTER TABLE bindings ADD COLUMN p256dh text;
+        ALTER TABLE bindings ADD COLUMN auth text;
+        ALTER TABLE push_outbox DROP CONSTRAINT push_outbox_platform_check;
+        ALTER TABLE push_outbox ADD CONSTRAINT push_outbox_platform_check
+          CHECK (platform IN ('ios', 'ios-sandbox', 'android', 'webpush'));
+        """
 
     static let relaySQL = """
         -- The upstream relay (PROTOCOL §7): installations allowed to push through this server. Only the

@@ -74,6 +74,9 @@ struct PostgresWriteSQL {
         let limit = Int64(change.maxBindingsPerWallet)
         let needsKey = !rememberedKeys.contains(change.wallet) && !knownKeys.contains(change.wallet)
         let key = bytea(change.publicKey.uncompressed)
+        // A Web Push register stores its subscription's keys, replacing older ones (PROTOCOL §9).
+        let p256dh = change.webPush?.p256dh
+        let auth = change.webPush?.auth
         switch change.action {
         case .register:
             let row = try await connection.query(
@@ -88,13 +91,13 @@ struct PostgresWriteSQL {
                   SELECT \(digest), \(change.nonceRetainedUntil) FROM prior WHERE allowed
                   ON CONFLICT (digest) DO NOTHING RETURNING 1),
                 refreshed AS (
-                  UPDATE bindings SET last_seen = \(change.now)
+                  UPDATE bindings SET last_seen = \(change.now), p256dh = \(p256dh), auth = \(auth)
                   WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
                     AND EXISTS (SELECT 1 FROM spent)
                   RETURNING 1),
                 inserted AS (
-                  INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen)
-                  SELECT \(wallet), \(platform), \(token), \(change.now), \(change.now)
+                  INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen, p256dh, auth)
+                  SELECT \(wallet), \(platform), \(token), \(change.now), \(change.now), \(p256dh), \(auth)
                   WHERE EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM refreshed)
                   RETURNING 1),
                 confirmed AS (

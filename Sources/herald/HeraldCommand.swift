@@ -13,6 +13,7 @@ struct HeraldCommand: AsyncParsableCommand {
             InstallationCommand.self, SubscribeCommand.self,
             UnsubscribeCommand.self, SubscriptionsCommand.self, SendCommand.self, InboxCommand.self, WalletCommand.self,
             BenchCommand.self, FakeAPNsCommand.self, FakeFCMCommand.self, BisqCommand.self,
+            WebPushCommand.self, FakeWebPushCommand.self,
         ]
     )
 

@@ -19,6 +19,7 @@ import Testing
         let specs: [(String, OperationSchema)] = [
             ("DeviceBinding", DeviceBinding.schema), ("Subscription", Subscription.schema),
             ("Notification", NotificationOperation.schema), ("FeedAccess", FeedAccess.schema),
+            ("WebPushBinding", WebPushBinding.schema),
         ]
         for (file, schema) in specs {
             let (names, required) = try Self.properties(file)

@@ -192,7 +192,9 @@ import Testing
 
     @Test func everyCodeMapsToItsProtocolStatus() {
         let expected: [APIErrorCode: Int] = [
-            .badRequest: 400, .invalidWallet: 400, .invalidPlatform: 400, .invalidDeviceToken: 400, .wrongAudience: 400,
+            .badRequest: 400, .invalidWallet: 400, .invalidPlatform: 400, .invalidDeviceToken: 400,
+            .invalidSubscription: 400,
+            .wrongAudience: 400,
             .validityTooLong: 400, .badSignature: 400, .invalidPayload: 400, .fieldTooLong: 400, .expired: 401,
             .notYetValid: 401, .signatureMismatch: 401, .unauthorized: 401, .forbidden: 403, .notFound: 404,
             .methodNotAllowed: 405, .replayed: 409, .payloadTooLarge: 413, .unsupportedMediaType: 415,
@@ -225,6 +227,9 @@ struct FailingStore: HeraldStore {
     func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? { throw Failure() }
     func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord] { throw Failure() }
     func bindingCount() async throws -> Int { throw Failure() }
+    func webPushSubscription(of wallet: EthereumAddress, endpoint: String) async throws -> WebPushSubscription? {
+        throw Failure()
+    }
     func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func checkHealth() async throws { throw Failure() }

@@ -19,6 +19,7 @@ Environment: HERALD_CONTRACT_AUDIENCE (the server's --audience).
 `--report URL` prints what the server answered, after the run, and fails if the hooks did nothing.
 """
 
+import base64
 import hashlib
 import json
 import os
@@ -132,6 +133,24 @@ def _device(rng, case):
     }, "DeviceBinding")
 
 
+# A P-256 point on the curve (RFC 8291 Appendix A's subscriber key): valid for every subscription.
+WEBPUSH_P256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
+
+
+def _webpush(rng, case):
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    wallet = rng.choice(SUBSCRIBERS + [_fresh_account(rng)])
+    endpoint = _pick(rng, _generated_string(message, "endpoint"),
+                     ["https://push.example.org/contract/%016x?up=1" % rng.getrandbits(64)])
+    p256dh = _pick(rng, _generated_string(message, "p256dh"), [WEBPUSH_P256DH])
+    auth = _pick(rng, _generated_string(message, "auth"),
+                 [base64.urlsafe_b64encode(rng.getrandbits(128).to_bytes(16, "big")).decode().rstrip("=")])
+    action = _pick(rng, _generated_string(message, "action"), ["register", "register", "unregister"])
+    _sign(rng, case, wallet, {
+        "action": action, "wallet": wallet.address, "endpoint": endpoint, "p256dh": p256dh, "auth": auth,
+    }, "WebPushBinding")
+
+
 def _subscription(rng, case):
     message = case.body.get("message") if isinstance(case.body, dict) else None
     subscriber = rng.choice(SUBSCRIBERS + [_fresh_account(rng)])
@@ -213,6 +232,7 @@ def _bisq_relay(rng, case):
 
 ROUTES = {
     ("POST", "/v1/devices"): _device,
+    ("POST", "/v1/webpush"): _webpush,
     ("POST", "/v1/subscriptions"): _subscription,
     ("POST", "/v1/notifications"): _notification,
     ("GET", "/v1/users/{wallet}/feeds"): _wallet_read,

@@ -33,6 +33,7 @@ from eth_account import Account
 from eth_keys import keys
 
 import bisq_interop
+import webpush_interop
 from herald_signing import CHAIN_ID, DOMAIN, envelope, feed_access_header, window
 from interop_checks import CheckFailed, expect
 
@@ -588,7 +589,7 @@ CHECKS = [
     ("f) serve: a signature by another eth-account key -> 401 signature_mismatch", check_serve_signature_mismatch),
     ("g) serve: eth-account Subscription, Notification (both schemes) and FeedAccess -> feeds", check_serve_notifications),
     ("f) serve: SIGTERM drains and exits 0", check_serve_sigterm),
-] + bisq_interop.CHECKS
+] + bisq_interop.CHECKS + webpush_interop.CHECKS
 
 
 def main():

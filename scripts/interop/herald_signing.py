@@ -25,6 +25,8 @@ TYPE_STRINGS = [
     "Notification(address channel,string payload,string audience,uint256 nonce,uint256 issuedAt,"
     "uint256 expiresAt)",
     "FeedAccess(address wallet,string audience,uint256 issuedAt,uint256 expiresAt)",
+    "WebPushBinding(string action,address wallet,string endpoint,string p256dh,string auth,string audience,"
+    "uint256 nonce,uint256 issuedAt,uint256 expiresAt)",
 ]
 
 

@@ -51,6 +51,8 @@ public struct BisqPairingToken: Sendable, Hashable {
             guard DeviceToken.isValid(token, for: .android) else {
                 throw Self.refused("an Android device token is at most 4096 characters of [A-Za-z0-9_:-]")
             }
+        case .webpush:
+            throw Self.refused("Bisq pairs phones, not Web Push subscriptions")
         }
         self.init(
             platform: platform, descriptor: descriptor, key: parts[2],

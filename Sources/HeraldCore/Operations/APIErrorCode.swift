@@ -4,6 +4,7 @@ public enum APIErrorCode: String, Sendable, Hashable, CaseIterable, Codable {
     case invalidWallet = "invalid_wallet"
     case invalidPlatform = "invalid_platform"
     case invalidDeviceToken = "invalid_device_token"
+    case invalidSubscription = "invalid_subscription"
     case wrongAudience = "wrong_audience"
     case validityTooLong = "validity_too_long"
     case badSignature = "bad_signature"

@@ -43,7 +43,7 @@ public struct DeviceBinding: SignedOperation {
             throw OperationRejection(.badRequest, "action must be \"register\" or \"unregister\"")
         }
         let platformText = try decoded.string("platform")
-        guard let platform = Platform(rawValue: platformText) else {
+        guard let platform = Platform(rawValue: platformText), platform != .webpush else {
             throw OperationRejection(.invalidPlatform, "platform must be ios, ios-sandbox or android")
         }
         let token = try decoded.string("deviceToken")

@@ -6,8 +6,14 @@ public enum Platform: String, Sendable, Hashable, CaseIterable, Codable {
     case iosSandbox = "ios-sandbox"
     /// FCM.
     case android
+    /// A Web Push subscription (PROTOCOL §9): the "token" is the endpoint URL. Bound by a
+    /// WebPushBinding, never by a DeviceBinding.
+    case webpush
 
-    public var isApple: Bool { self != .android }
+    public var isApple: Bool { self == .ios || self == .iosSandbox }
+
+    /// The platforms a DeviceBinding may name.
+    public static let deviceTokenPlatforms: [Platform] = [.ios, .iosSandbox, .android]
 }
 
 /// Device token rules of PROTOCOL §1.
@@ -29,6 +35,8 @@ public enum DeviceToken {
                         return false
                     }
                 }
+        case .webpush:
+            return false
         }
     }
 

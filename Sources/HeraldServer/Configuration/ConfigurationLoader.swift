@@ -1,4 +1,5 @@
 import Configuration
+import HeraldRelay
 
 /// A configuration value that could not be used: the CLI prints it and exits 64.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
@@ -33,6 +34,7 @@ public enum ConfigurationLoader {
             try setting.apply(&configuration, SettingLookup(setting: setting, reader: sources.reader, sources: sources))
         }
         try checkPushSettings(configuration)
+        try loadVAPIDKey(&configuration)
         return configuration
     }
 
@@ -101,6 +103,26 @@ public enum ConfigurationLoader {
         }
         if let id = upstream.installationID, upstream.url != nil, !RelayCredentials.isInstallationID(id.lowercased()) {
             throw ConfigurationError("--upstream-installation-id: \(id) is not an installation id (a UUID)")
+        }
+    }
+
+    /// PROTOCOL §9: a VAPID key needs a subject; the other Web Push settings need a key. The key is
+    /// read now, so that an unreadable one stops the server at start and `/v1/info` can publish it.
+    static func loadVAPIDKey(_ configuration: inout ServerConfiguration) throws(ConfigurationError) {
+        let webpush = configuration.webpush
+        guard let keyFile = webpush.vapidKeyFile else {
+            if webpush.subject != nil || webpush.caFile != nil || !webpush.allowNetworks.isEmpty {
+                throw ConfigurationError("Web Push settings are incomplete: missing --webpush-vapid-key-file")
+            }
+            return
+        }
+        guard webpush.subject != nil else {
+            throw ConfigurationError("Web Push settings are incomplete: missing --webpush-subject")
+        }
+        do {
+            configuration.webpush.vapidPublicKey = try VAPIDKey(file: keyFile).publicKey
+        } catch {
+            throw ConfigurationError("--webpush-vapid-key-file: \(error.description)")
         }
     }
 

@@ -60,6 +60,23 @@ public struct ServerConfiguration: Sendable, Equatable {
 
         public init() {}
     }
+    public var webpush = WebPushSettings()
+
+    /// Web Push (PROTOCOL §9): configured when a VAPID key file is; `subject` is then required.
+    public struct WebPushSettings: Sendable, Equatable {
+        public var vapidKeyFile: String?
+        /// A `mailto:` or `https:` URI, the JWT's `sub`.
+        public var subject: String?
+        /// Networks endpoints may reach despite §9's refused ranges (a LAN distributor, loopback in tests).
+        public var allowNetworks: [IPNetwork] = []
+        public var caFile: String?
+        /// base64url of the VAPID public point, read from the key file when the settings are loaded:
+        /// what `/v1/info` publishes as `vapidPublicKey`.
+        public var vapidPublicKey: String?
+
+        public init() {}
+    }
+
     /// PROTOCOL §8: Bisq's open relay routes (`GET /relay`, `POST /v1/apns|fcm/device/{token}`). Off by default.
     public var bisqRelay = false
 

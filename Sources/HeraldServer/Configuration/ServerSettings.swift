@@ -5,7 +5,7 @@ import Logging
 /// Every setting of `herald serve`, in CLI.md's order: the one place each is spelled (file key, flag,
 /// environment variable) and checked. The README's table documents them.
 enum ServerSettings {
-    static let all: [Setting] = general + limits + push + apns + fcm + upstream + bisq + log
+    static let all: [Setting] = general + limits + push + apns + fcm + upstream + webpush + bisq + log
 
     private static let general: [Setting] = [
         Setting("host", flag: "host", environment: "HERALD_HOST") { config, lookup throws(ConfigurationError) in
@@ -187,6 +187,39 @@ enum ServerSettings {
         Setting("upstream.caFile", flag: "upstream-ca-file", environment: "HERALD_UPSTREAM_CA_FILE") {
             config, lookup throws(ConfigurationError) in
             config.upstream.caFile = try lookup.text() ?? config.upstream.caFile
+        },
+    ]
+
+    private static let webpush: [Setting] = [
+        Setting("webpush.vapidKeyFile", flag: "webpush-vapid-key-file", environment: "HERALD_WEBPUSH_VAPID_KEY_FILE") {
+            config, lookup throws(ConfigurationError) in
+            config.webpush.vapidKeyFile = try lookup.text() ?? config.webpush.vapidKeyFile
+        },
+        Setting("webpush.subject", flag: "webpush-subject", environment: "HERALD_WEBPUSH_SUBJECT") {
+            config, lookup throws(ConfigurationError) in
+            let subject = try lookup.parsed("must be a mailto: or https: URI") { text in
+                (text.hasPrefix("mailto:") && text.count > 7) || (text.hasPrefix("https://") && text.count > 8)
+                    ? text : nil
+            }
+            config.webpush.subject = subject ?? config.webpush.subject
+        },
+        Setting(
+            "webpush.allowNetworks", flag: "webpush-allow-network", environment: "HERALD_WEBPUSH_ALLOW_NETWORKS",
+            isList: true
+        ) { config, lookup throws(ConfigurationError) in
+            guard let parts = try lookup.list("must be a list of addresses or CIDRs") else { return }
+            var networks: [IPNetwork] = []
+            for part in parts {
+                guard let network = IPNetwork(part) else {
+                    throw lookup.invalid("\"\(part)\" is not an address or CIDR")
+                }
+                networks.append(network)
+            }
+            config.webpush.allowNetworks = networks
+        },
+        Setting("webpush.caFile", flag: "webpush-ca-file", environment: "HERALD_WEBPUSH_CA_FILE") {
+            config, lookup throws(ConfigurationError) in
+            config.webpush.caFile = try lookup.text() ?? config.webpush.caFile
         },
     ]
 

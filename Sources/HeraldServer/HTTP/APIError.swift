@@ -38,7 +38,8 @@ extension APIErrorCode {
     /// The one mapping from error code to HTTP status (PROTOCOL §3).
     public var httpStatus: HTTPResponse.Status {
         switch self {
-        case .badRequest, .invalidWallet, .invalidPlatform, .invalidDeviceToken, .wrongAudience, .validityTooLong,
+        case .badRequest, .invalidWallet, .invalidPlatform, .invalidDeviceToken, .invalidSubscription, .wrongAudience,
+            .validityTooLong,
             .badSignature, .invalidPayload, .fieldTooLong:
             return .badRequest
         case .expired, .notYetValid, .signatureMismatch, .unauthorized: return .unauthorized

@@ -19,6 +19,7 @@ public enum RouteTable {
 
     public static let info = Route(method: .get, path: "/v1/info")
     public static let devices = Route(method: .post, path: "/v1/devices")
+    public static let webpush = Route(method: .post, path: "/v1/webpush")
     public static let publicKey = Route(method: .get, path: "/v1/users/{wallet}/pubkey")
     public static let channel = Route(method: .get, path: "/v1/channels/{channel}")
     public static let subscriptions = Route(method: .post, path: "/v1/subscriptions")
@@ -40,7 +41,7 @@ public enum RouteTable {
 
     public static let all: [Route] =
         [
-            info, devices, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds,
+            info, devices, webpush, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds,
             notificationStatus, relayToken, relayPushes, relayUsage, health, metrics,
         ] + bisq
 

@@ -1,13 +1,19 @@
 import Foundation
+import HeraldCore
 public import HeraldRelay
+public import HeraldStore
 public import Logging
 
 /// The providers `herald serve` runs with, from its configuration: APNs when a key file is set, FCM
 /// when a service account is, the logging provider for the rest. Unreadable credentials stop the
 /// server at start with a line naming the file.
 public enum PushProviderFactory {
-    public static func make(_ configuration: ServerConfiguration, logger: Logger) throws -> PushProviders {
+    /// `store` gives the Web Push provider its subscriptions' keys at send time (PROTOCOL §9).
+    public static func make(
+        _ configuration: ServerConfiguration, store: (any HeraldStore)? = nil, logger: Logger
+    ) throws -> PushProviders {
         var providers = PushProviders(logger: logger)
+        if let store { providers.webpush = try makeWebPush(configuration, store: store, logger: logger) }
         let apns = configuration.apns
         if let keyFile = apns.keyFile, let keyID = apns.keyID, let teamID = apns.teamID, let topic = apns.topic {
             let tokens = try APNsTokenAuthority(keyFile: keyFile, keyID: keyID, teamID: teamID)
@@ -58,5 +64,22 @@ public enum PushProviderFactory {
                 "upstream relay: \(through.joined(separator: " and ")) pushes go through \(url), installation \(id)")
         }
         return providers
+    }
+
+    static func makeWebPush(
+        _ configuration: ServerConfiguration, store: any HeraldStore, logger: Logger
+    ) throws -> (any PushProvider)? {
+        let settings = configuration.webpush
+        guard let keyFile = settings.vapidKeyFile, let subject = settings.subject else { return nil }
+        let key = try VAPIDKey(file: keyFile)
+        let transport = try GuardedWebPushTransport(
+            policy: WebPushNetworkPolicy(allowed: settings.allowNetworks), caFile: settings.caFile)
+        let allowed = settings.allowNetworks.map(\.description).joined(separator: ", ")
+        let networks = allowed.isEmpty ? "" : ", allowed networks \(allowed)"
+        logger.info("Web Push provider: VAPID key \(key.publicKey.prefix(12))…, subject \(subject)\(networks)")
+        return WebPushProvider(
+            transport: transport, tokens: VAPIDTokens(key: key, subject: subject),
+            subscriptions: { wallet, endpoint in try await store.webPushSubscription(of: wallet, endpoint: endpoint) },
+            mode: configuration.pushContent, maxAgeSeconds: configuration.pushMaxAgeSeconds, logger: logger)
     }
 }

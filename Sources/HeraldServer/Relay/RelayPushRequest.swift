@@ -30,7 +30,9 @@ struct RelayPush: Sendable {
         guard case .string(let id)? = item["id"], let uuid = UUID(uuidString: id) else {
             throw APIError(.badRequest, "\(at).id must be a UUID")
         }
-        guard case .string(let platformName)? = item["platform"], let platform = Platform(rawValue: platformName) else {
+        guard case .string(let platformName)? = item["platform"], let platform = Platform(rawValue: platformName),
+            platform != .webpush
+        else {
             throw APIError(.invalidPlatform, "\(at).platform must be ios, ios-sandbox or android")
         }
         guard case .string(let token)? = item["deviceToken"], DeviceToken.isValid(token, for: platform) else {

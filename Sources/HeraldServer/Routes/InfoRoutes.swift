@@ -5,7 +5,10 @@ import Hummingbird
 enum InfoRoutes {
     static func infoBody(_ state: ServerState) -> [UInt8] {
         let chainId = JSONValue.number(state.configuration.chainId.description)
-        let json = JSONValue.object([
+        // `webpush` only when a VAPID key is configured (PROTOCOL §9), with the key browsers subscribe with.
+        let vapidPublicKey = state.configuration.webpush.vapidPublicKey
+        let platforms = Platform.allCases.filter { $0 != .webpush || vapidPublicKey != nil }
+        var members: [(key: String, value: JSONValue)] = [
             ("name", .string("herald")),
             ("version", .string(state.version)),
             ("protocol", .string("1")),
@@ -18,10 +21,11 @@ enum InfoRoutes {
                     ("chainId", chainId),
                 ])
             ),
-            ("platforms", .array(Platform.allCases.map { .string($0.rawValue) })),
+            ("platforms", .array(platforms.map { .string($0.rawValue) })),
             ("maxValiditySeconds", .number(String(state.configuration.maxValiditySeconds))),
-        ])
-        return json.jsonBytes
+        ]
+        if let vapidPublicKey { members.append((key: "vapidPublicKey", value: .string(vapidPublicKey))) }
+        return JSONValue.object(members).jsonBytes
     }
 
     static func register(on router: Router<HeraldRequestContext>, state: ServerState) {

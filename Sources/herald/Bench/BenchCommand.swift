@@ -6,7 +6,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks that print figures (build with -c release for meaningful numbers).",
         subcommands: [
             CryptoBenchCommand.self, RegisterBenchCommand.self, StoreBenchCommand.self, BroadcastBenchCommand.self,
-            FeedsBenchCommand.self, InboxBenchCommand.self, PushBenchCommand.self,
+            FeedsBenchCommand.self, InboxBenchCommand.self, PushBenchCommand.self, WebPushBenchCommand.self,
         ]
     )
 }

@@ -77,3 +77,25 @@ enum FakeReport {
         }
     }
 }
+
+/// `herald fake-webpush`: a local Web Push service (TLS on loopback) for trials and benchmarks. Its
+/// endpoints are `https://localhost:PORT/<anything>`; serve with `--webpush-allow-network 127.0.0.0/8`.
+struct FakeWebPushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fake-webpush", abstract: "Run a local fake Web Push service (HTTPS) for trials and benchmarks.")
+
+    @Option(name: .long, help: "Port on 127.0.0.1 (0: a free one).") var port: Int = 0
+    @Option(name: .long, help: "Folder for the generated ca.pem.") var folder: String = "./herald-fake-webpush"
+    @Flag(name: .long, help: "Keep every request in memory (off: count only, for load runs).") var keep = false
+
+    func run() async throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let fake = try FakeWebPush(keepRequests: keep)
+        let caFile = folder + "/ca.pem"
+        try fake.certificate.writeCertificate(to: caFile)
+        try await fake.start(port: port)
+        FakeReport.say("fake Web Push listening on \(fake.endpoint("/"))")
+        FakeReport.say("herald serve --webpush-ca-file \(caFile) --webpush-allow-network 127.0.0.0/8 …")
+        try await FakeReport.every(second: { fake.tally })
+    }
+}

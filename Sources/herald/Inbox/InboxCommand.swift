@@ -68,12 +68,21 @@ struct InboxIngest: AsyncParsableCommand {
         name: .customLong("bisq-key"),
         help: ArgumentHelp("Read a Bisq push and decrypt it with this pairing key (PROTOCOL §8).", valueName: "KEY"))
     var bisqKey: String?
+    @Flag(name: .long, help: "Read a Web Push body (raw aes128gcm bytes) and decrypt it with a kept subscription.")
+    var webpush = false
+    @Option(name: .long, help: "With --webpush: the subscription it was sent to (otherwise each kept one is tried).")
+    var endpoint: String?
 
     func run() async throws {
         if let bisqKey {
             try BisqIngest(global: global, key: bisqKey).run(Array(try readInput()))
             return
         }
+        if webpush {
+            try WebPushIngest(global: global, endpoint: endpoint).run(Array(try readInput()))
+            return
+        }
+        if endpoint != nil { throw CLIError(.usage, "--endpoint goes with --webpush") }
         let wallet = try global.selectWallet()
         let data = try readInput()
         let item: FeedItem

@@ -20,7 +20,7 @@ struct DeviceOptions: ParsableArguments {
     var audience: String?
 
     func validated() throws -> (Platform, SignatureScheme) {
-        guard let platform = Platform(rawValue: platform) else {
+        guard let platform = Platform(rawValue: platform), platform != .webpush else {
             throw CLIError(.usage, "--platform must be ios, ios-sandbox or android")
         }
         guard let scheme = SignatureScheme(rawValue: scheme) else {

@@ -1,0 +1,127 @@
+import AsyncHTTPClient
+import Foundation
+public import HeraldCore
+public import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// Sends one Web Push request to an endpoint. A protocol so the provider can be tested without sockets.
+public protocol WebPushTransport: Sendable {
+    /// Throws ``WebPushRefusal`` when the endpoint may not be reached (nothing was sent).
+    func send(_ request: PushHTTPRequest, to endpoint: WebPushEndpoint) async throws -> PushHTTPResponse
+}
+
+/// An endpoint whose address lies in a refused network (PROTOCOL §9): the push fails unsent.
+public struct WebPushRefusal: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
+
+/// Resolves a name to every address it has (canonical bytes, as ``IPNetwork/parseAddress(_:)``).
+public protocol HostResolver: Sendable {
+    func addresses(of host: String, port: Int) async throws -> [[UInt8]]
+}
+
+/// PROTOCOL §9's guard against requests into the operator's network. At send time the host is
+/// resolved once; every address must pass the policy (one refused address refuses the name); the
+/// connection then goes to the first address, pinned through AsyncHTTPClient's `dnsOverride`, so no
+/// second lookup can answer differently. TLS SNI, certificate verification and `Host` stay on the
+/// name. Redirects are never followed. One client per (name, address) keeps connections reused.
+public final class GuardedWebPushTransport: WebPushTransport {
+    let policy: WebPushNetworkPolicy
+    let resolver: any HostResolver
+    let tls: TLSConfiguration
+    let timeout: TimeAmount
+    private let clients = Mutex<[String: HTTPClient]>([:])
+    /// Clients kept at once; past it the oldest is shut down (its connections close).
+    static let maximumClients = 64
+    private let order = Mutex<[String]>([])
+
+    public init(
+        policy: WebPushNetworkPolicy, resolver: any HostResolver = SystemHostResolver(), caFile: String? = nil,
+        timeout: TimeAmount = .seconds(30)
+    ) throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile {
+            let certificates: [NIOSSLCertificate]
+            do { certificates = try NIOSSLCertificate.fromPEMFile(caFile) } catch {
+                throw RelayConfigurationError("cannot read the CA file \(caFile)")
+            }
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        self.tls = tls
+        self.policy = policy
+        self.resolver = resolver
+        self.timeout = timeout
+    }
+
+    public func send(_ request: PushHTTPRequest, to endpoint: WebPushEndpoint) async throws -> PushHTTPResponse {
+        let address = try await checkedAddress(of: endpoint)
+        let client = self.client(host: endpoint.host, address: address, isLiteral: endpoint.literalAddress != nil)
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        outgoing.body = .bytes(ByteBuffer(bytes: request.body))
+        let response = try await client.execute(outgoing, timeout: timeout)
+        let body = try await response.body.collect(upTo: 1 << 16)
+        return PushHTTPResponse(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            body: Array(body.readableBytesView))
+    }
+
+    /// The address to connect to, after checking it and every other address of the name.
+    public func checkedAddress(of endpoint: WebPushEndpoint) async throws -> [UInt8] {
+        let addresses: [[UInt8]]
+        if let literal = endpoint.literalAddress {
+            addresses = [literal]
+        } else {
+            addresses = try await resolver.addresses(of: endpoint.host, port: endpoint.port)
+        }
+        guard let first = addresses.first else { throw WebPushRefusal("\(endpoint.host) has no address") }
+        for address in addresses {
+            if let range = policy.refusal(of: address) {
+                throw WebPushRefusal(
+                    "\(endpoint.host) resolves to \(IPNetwork.format(address)), in the refused network \(range)")
+            }
+        }
+        return first
+    }
+
+    private func client(host: String, address: [UInt8], isLiteral: Bool) -> HTTPClient {
+        let text = IPNetwork.format(address)
+        let key = host + "|" + text
+        if let existing = clients.withLock({ $0[key] }) { return existing }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: timeout))
+        configuration.httpVersion = .automatic
+        // A literal is already the checked address; a name connects to the address checked for it.
+        if !isLiteral {
+            configuration.dnsOverride[host] = text
+            configuration.dnsOverride[host.lowercased()] = text
+        }
+        let made = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let (chosen, evicted) = clients.withLock { clients -> (HTTPClient, HTTPClient?) in
+            if let raced = clients[key] { return (raced, made) }
+            clients[key] = made
+            let evicted = order.withLock { order -> HTTPClient? in
+                order.append(key)
+                guard order.count > Self.maximumClients else { return nil }
+                return clients.removeValue(forKey: order.removeFirst())
+            }
+            return (made, evicted)
+        }
+        if let evicted { Task { try? await evicted.shutdown() } }
+        return chosen
+    }
+
+    public func shutdown() async throws {
+        let all = clients.withLock { clients in
+            defer { clients.removeAll() }
+            return Array(clients.values)
+        }
+        for client in all { try await client.shutdown() }
+    }
+}

@@ -1,0 +1,66 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// `POST /v1/webpush` (PROTOCOL §9): a WebPushBinding registers or unregisters a subscription. The
+/// binding is a device binding of platform `webpush` whose token is the endpoint, with the
+/// subscription's keys: the same limit, expiry, refresh and setup confirmation as a device token's.
+enum WebPushRoutes {
+    static func register(on router: Router<HeraldRequestContext>, state: ServerState) {
+        router.on(RouteTable.webpush) { request, context in
+            try await postWebPush(request, context: context, state: state)
+        }
+    }
+
+    static func postWebPush(
+        _ request: Request, context: HeraldRequestContext, state: ServerState
+    ) async throws -> Response {
+        let body = try await RequestBody.readJSON(request, limit: state.configuration.bodyLimit)
+        let now = state.clock()
+        let verified = try state.verified(body.readableBytesView, as: WebPushBinding.self, now: now)
+        let binding = verified.operation
+        // The form was checked when the message was read; an IP-literal host is judged here, with the
+        // networks the operator allows (§9).
+        let subscription: WebPushSubscription
+        do {
+            subscription = try binding.subscription(
+                policy: WebPushNetworkPolicy(allowed: state.configuration.webpush.allowNetworks))
+        } catch {
+            state.metrics.recordRejection(error.code)
+            throw APIError(error)
+        }
+        let register = binding.action == .register
+        let change = DeviceChange(
+            action: register ? .register : .unregister, wallet: binding.wallet, platform: .webpush,
+            deviceToken: subscription.endpoint, publicKey: verified.publicKey, nonce: binding.nonceValue,
+            nonceRetainedUntil: state.nonceRetention(expiresAt: binding.expiresAt),
+            now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet,
+            queueSetupConfirmation: state.configuration.setupConfirmation, webPush: register ? subscription : nil)
+        let outcome = try await StoreCall.run(context) { try await state.store.apply(change) }
+        let status: String
+        switch outcome {
+        case .registered(let created):
+            status = "registered"
+            state.metrics.recordDeviceChange(created ? "created" : "refreshed")
+            if created && change.queueSetupConfirmation { state.pushWakeup.signal() }
+        case .unregistered: status = "unregistered"; state.metrics.recordDeviceChange("unregistered")
+        case .absent: status = "absent"; state.metrics.recordDeviceChange("absent")
+        case .replayed:
+            state.metrics.recordRejection(.replayed)
+            throw APIError(.replayed, "this nonce was already used by \(binding.wallet)")
+        case .overLimit:
+            state.metrics.recordRejection(.forbidden)
+            throw APIError(
+                .forbidden, "\(binding.wallet) already has \(state.configuration.maxBindingsPerWallet) device bindings")
+        }
+        context.logger.debug(
+            "web push subscription \(status)",
+            metadata: ["wallet": "\(binding.wallet)", "endpoint": "\(String(subscription.endpoint.prefix(40)))…"])
+        // The keys are not echoed (§9).
+        return JSONResponse.make(
+            .object([
+                ("wallet", .string(binding.wallet.checksummed)), ("platform", .string(Platform.webpush.rawValue)),
+                ("endpoint", .string(subscription.endpoint)), ("status", .string(status)),
+            ]))
+    }
+}

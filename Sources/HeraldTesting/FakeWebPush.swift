@@ -1,0 +1,174 @@
+import Crypto
+import Foundation
+public import HeraldCore
+import Hummingbird
+import HummingbirdHTTP2
+import Logging
+import NIOCore
+import Synchronization
+
+/// A fake Web Push service (RFC 8030) on loopback over TLS, HTTP/2 or HTTP/1.1 by ALPN, with a
+/// certificate made at start for `localhost` and `127.0.0.1`. It takes `POST` on any path (an endpoint
+/// is whatever URL it handed out, query included), checks each request as a push service would (VAPID
+/// JWT signed by the `k` key for this origin, `aes128gcm` body of at most 4096 bytes, `TTL`,
+/// `Urgency`), records it, and answers by rules: per path, a queue of answers, then 201.
+public final class FakeWebPush: Sendable {
+    /// One request as received, with what the fake found wrong in it (empty: a request it accepts).
+    public struct Received: Sendable {
+        /// Path and query, as requested.
+        public let target: String
+        public let headers: [String: String]
+        public let body: [UInt8]
+        public let problems: [String]
+        /// Claims of the VAPID JWT, when it verified.
+        public let vapidClaims: JSONValue?
+    }
+
+    /// How to answer a request.
+    public enum Answer: Sendable, Hashable {
+        case status(Int, retryAfter: Int? = nil)
+        /// A redirect a client must not follow.
+        case redirect(status: Int, location: String)
+    }
+
+    public let certificate: SelfSignedCertificate
+    private let core = FakeServerCore()
+    private let log = Mutex<[Received]>([])
+    private let rules = Mutex<[String: [Answer]]>([:])
+    private let boundPort = Mutex(0)
+    private let counts = Mutex((accepted: 0, answered: 0))
+    private let verifiedTokens = Mutex<[String: JSONValue]>([:])
+    /// Off for load runs: requests are counted, not kept.
+    let keepRequests: Bool
+
+    public convenience init(keepRequests: Bool = true) throws {
+        try self.init(certificate: SelfSignedCertificate(commonName: "fake-webpush"), keepRequests: keepRequests)
+    }
+
+    // The certificate comes in made: a throwing call among the stored-property initialisers of a
+    // class crashes the optimiser of Swift 6.3 (CopyPropagation) in release builds, as FakeFCM notes.
+    private init(certificate: SelfSignedCertificate, keepRequests: Bool) {
+        self.certificate = certificate
+        self.keepRequests = keepRequests
+    }
+
+    @discardableResult
+    public func start(port: Int = 0) async throws -> Int {
+        let tls = try certificate.serverConfiguration(protocols: ["h2", "http/1.1"])
+        let bound = try await core.start { onListening in
+            let router = Router(context: FakeRequestContext.self)
+            router.post("**") { request, _ in try await self.handle(request) }
+            return Application(
+                router: router, server: try .http2Upgrade(tlsConfiguration: tls),
+                configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fake-webpush"),
+                onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+                logger: Logger(label: "fake-webpush", factory: { _ in SwiftLogNoOpLogHandler() }))
+        }
+        boundPort.withLock { $0 = bound }
+        return bound
+    }
+
+    public func stop() { core.stop() }
+
+    public func stopAndWait() async { await core.stopAndWait() }
+
+    public var port: Int { boundPort.withLock { $0 } }
+
+    /// An endpoint on this fake under `host` (`localhost` or `127.0.0.1`).
+    public func endpoint(_ path: String, host: String = "localhost") -> String { "https://\(host):\(port)\(path)" }
+
+    public var received: [Received] { log.withLock { $0 } }
+
+    public func received(target: String) -> [Received] { received.filter { $0.target == target } }
+
+    /// Requests answered, and those accepted (2xx), since start.
+    public var tally: (answered: Int, accepted: Int) { counts.withLock { ($0.answered, $0.accepted) } }
+
+    /// The next answers to requests for `target` (path and query), in order; then 201.
+    public func answer(_ target: String, with answers: Answer...) {
+        rules.withLock { $0[target, default: []].append(contentsOf: answers) }
+    }
+
+    private func handle(_ request: Request) async throws -> Response {
+        let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        let body = Array(try await request.body.collect(upTo: 1 << 16).readableBytesView)
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        var problems: [String] = []
+        let claims = checkVAPID(headers["authorization"], problems: &problems)
+        if headers["content-encoding"] != "aes128gcm" { problems.append("content-encoding is not aes128gcm") }
+        if headers["content-type"] != "application/octet-stream" { problems.append("bad content-type") }
+        if headers["ttl"].flatMap(Int.init) == nil { problems.append("TTL is not a number") }
+        if !["very-low", "low", "normal", "high"].contains(headers["urgency"] ?? "") { problems.append("bad Urgency") }
+        if headers["topic"] != nil { problems.append("a Topic header was sent") }
+        if body.count > 4096 { problems.append("the body is over 4096 bytes") }
+        if body.count < 86 + 17 || body[16..<21] != [0, 0, 0x10, 0, 65] { problems.append("not an aes128gcm header") }
+        counts.withLock { $0.answered += 1 }
+        if keepRequests {
+            log.withLock {
+                $0.append(
+                    Received(target: target, headers: headers, body: body, problems: problems, vapidClaims: claims))
+            }
+        }
+        if claims == nil { return Response(status: .unauthorized) }
+        if !problems.isEmpty { return Response(status: .badRequest) }
+        let next = rules.withLock { rules -> Answer? in
+            guard var queue = rules[target], !queue.isEmpty else { return nil }
+            let first = queue.removeFirst()
+            rules[target] = queue
+            return first
+        }
+        switch next {
+        case nil:
+            counts.withLock { $0.accepted += 1 }
+            return Response(status: .created, headers: [.location: "https://localhost/m/\(UUID().uuidString)"])
+        case .status(let status, let retryAfter)?:
+            if (200..<300).contains(status) { counts.withLock { $0.accepted += 1 } }
+            var response = Response(status: .init(code: status))
+            if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+            return response
+        case .redirect(let status, let location)?:
+            return Response(status: .init(code: status), headers: [.location: location])
+        }
+    }
+
+    /// `vapid t=<JWT>,k=<key>` (RFC 8292 §3): ES256 by `k`, `aud` this fake's origin, `exp` within 24 h, a
+    /// `mailto:` or `https:` `sub`. Returns the claims, or nil with a problem noted.
+    private func checkVAPID(_ authorization: String?, problems: inout [String]) -> JSONValue? {
+        guard let authorization, authorization.hasPrefix("vapid t="), let comma = authorization.firstIndex(of: ","),
+            authorization[comma...].hasPrefix(",k=")
+        else {
+            problems.append("no vapid t=…,k=… authorization")
+            return nil
+        }
+        let jwt = String(authorization[authorization.index(authorization.startIndex, offsetBy: 8)..<comma])
+        let keyText = String(authorization[authorization.index(comma, offsetBy: 3)...])
+        if let claims = verifiedTokens.withLock({ $0[jwt + keyText] }) { return claims }
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let header = Base64URL.json(parts[0]), let claims = Base64URL.json(parts[1]),
+            let signatureBytes = Base64URL.decode(String(parts[2])),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+            let keyBytes = Base64URL.decode(keyText),
+            let key = try? P256.Signing.PublicKey(x963Representation: keyBytes)
+        else {
+            problems.append("the VAPID token or key is malformed")
+            return nil
+        }
+        guard key.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)) else {
+            problems.append("the VAPID signature does not verify with k")
+            return nil
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        let origins = ["https://localhost:\(port)", "https://127.0.0.1:\(port)"]
+        guard header["alg"] == .string("ES256"), header["typ"] == .string("JWT"),
+            let audience = claims["aud"]?.stringValue, origins.contains(audience),
+            case .number(let expText)? = claims["exp"], let exp = Int64(expText), exp > now, exp <= now + 86_400,
+            let subject = claims["sub"]?.stringValue, subject.hasPrefix("mailto:") || subject.hasPrefix("https:")
+        else {
+            problems.append("the VAPID token's alg, typ, aud, exp or sub is wrong")
+            return nil
+        }
+        verifiedTokens.withLock { $0[jwt + keyText] = claims }
+        return claims
+    }
+}
