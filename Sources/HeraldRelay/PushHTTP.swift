@@ -71,12 +71,20 @@ public final class AsyncHTTPClientTransport: PushHTTPTransport {
     }
 
     public func send(_ request: PushHTTPRequest) async throws -> PushHTTPResponse {
+        try await Self.exchange(request, on: client, timeout: timeout, answerLimit: 1 << 20)
+    }
+
+    /// One request on `client`, its answer read up to `answerLimit` bytes (shared with the Web Push
+    /// transport, which picks a client per checked address).
+    static func exchange(
+        _ request: PushHTTPRequest, on client: HTTPClient, timeout: TimeAmount, answerLimit: Int
+    ) async throws -> PushHTTPResponse {
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         outgoing.body = .bytes(ByteBuffer(bytes: request.body))
         let response = try await client.execute(outgoing, timeout: timeout)
-        let body = try await response.body.collect(upTo: 1 << 20)
+        let body = try await response.body.collect(upTo: answerLimit)
         return PushHTTPResponse(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
             body: Array(body.readableBytesView))

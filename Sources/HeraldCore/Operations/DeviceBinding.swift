@@ -38,10 +38,7 @@ public struct DeviceBinding: SignedOperation {
     }
 
     public init(decoded: DecodedFields) throws(OperationRejection) {
-        let actionText = try decoded.string("action")
-        guard let action = Action(rawValue: actionText) else {
-            throw OperationRejection(.badRequest, "action must be \"register\" or \"unregister\"")
-        }
+        let action = try Action(decoded: decoded)
         let platformText = try decoded.string("platform")
         guard let platform = Platform(rawValue: platformText), platform != .webpush else {
             throw OperationRejection(.invalidPlatform, "platform must be ios, ios-sandbox or android")
@@ -67,4 +64,14 @@ public struct DeviceBinding: SignedOperation {
     public var nonce: UInt256? { nonceValue }
     /// Lowercased for APNs tokens: the form stored and compared.
     public var normalizedDeviceToken: String { DeviceToken.normalized(deviceToken, for: platform) }
+}
+
+extension DeviceBinding.Action {
+    /// The signed `action` field (`bad_request` when it is neither action), for both binding kinds.
+    init(decoded: DecodedFields) throws(OperationRejection) {
+        guard let action = Self(rawValue: try decoded.string("action")) else {
+            throw OperationRejection(.badRequest, "action must be \"register\" or \"unregister\"")
+        }
+        self = action
+    }
 }

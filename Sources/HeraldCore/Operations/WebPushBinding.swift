@@ -1,8 +1,7 @@
 /// Binds (or unbinds) a Web Push subscription to a wallet. Signed by `wallet`. PROTOCOL §2.1, §9.
 public struct WebPushBinding: SignedOperation {
-    public enum Action: String, Sendable, Hashable, CaseIterable {
-        case register, unregister
-    }
+    /// The same two actions as a device binding.
+    public typealias Action = DeviceBinding.Action
 
     public static let schema = OperationSchema(
         primaryType: "WebPushBinding",
@@ -40,10 +39,7 @@ public struct WebPushBinding: SignedOperation {
     }
 
     public init(decoded: DecodedFields) throws(OperationRejection) {
-        let actionText = try decoded.string("action")
-        guard let action = Action(rawValue: actionText) else {
-            throw OperationRejection(.badRequest, "action must be \"register\" or \"unregister\"")
-        }
+        let action = try Action(decoded: decoded)
         let endpoint = try decoded.string("endpoint")
         let p256dh = try decoded.string("p256dh")
         let auth = try decoded.string("auth")

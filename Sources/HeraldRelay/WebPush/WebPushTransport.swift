@@ -60,15 +60,7 @@ public final class GuardedWebPushTransport: WebPushTransport {
     public func send(_ request: PushHTTPRequest, to endpoint: WebPushEndpoint) async throws -> PushHTTPResponse {
         let address = try await checkedAddress(of: endpoint)
         let client = self.client(host: endpoint.host, address: address, isLiteral: endpoint.literalAddress != nil)
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
-        outgoing.body = .bytes(ByteBuffer(bytes: request.body))
-        let response = try await client.execute(outgoing, timeout: timeout)
-        let body = try await response.body.collect(upTo: 1 << 16)
-        return PushHTTPResponse(
-            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: Array(body.readableBytesView))
+        return try await AsyncHTTPClientTransport.exchange(request, on: client, timeout: timeout, answerLimit: 1 << 16)
     }
 
     /// The address to connect to, after checking it and every other address of the name.

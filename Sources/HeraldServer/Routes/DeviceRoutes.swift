@@ -29,23 +29,7 @@ enum DeviceRoutes {
             nonceRetainedUntil: state.nonceRetention(expiresAt: binding.expiresAt),
             now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet,
             queueSetupConfirmation: state.configuration.setupConfirmation)
-        let outcome = try await StoreCall.run(context) { try await state.store.apply(change) }
-        let status: String
-        switch outcome {
-        case .registered(let created):
-            status = "registered"
-            state.metrics.recordDeviceChange(created ? "created" : "refreshed")
-            if created && change.queueSetupConfirmation { state.pushWakeup.signal() }
-        case .unregistered: status = "unregistered"; state.metrics.recordDeviceChange("unregistered")
-        case .absent: status = "absent"; state.metrics.recordDeviceChange("absent")
-        case .replayed:
-            state.metrics.recordRejection(.replayed)
-            throw APIError(.replayed, "this nonce was already used by \(binding.wallet)")
-        case .overLimit:
-            state.metrics.recordRejection(.forbidden)
-            throw APIError(
-                .forbidden, "\(binding.wallet) already has \(state.configuration.maxBindingsPerWallet) device bindings")
-        }
+        let status = try await apply(change, state: state, context: context)
         context.logger.debug(
             "device \(status)",
             metadata: [
@@ -131,5 +115,34 @@ extension String {
             }
         }
         return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+extension DeviceRoutes {
+    /// Applies a verified binding change (a device token's or a Web Push subscription's), counts it,
+    /// wakes the push worker for a new binding's setup confirmation, and maps refusals to their §3
+    /// errors. Returns the status the answer carries.
+    static func apply(
+        _ change: DeviceChange, state: ServerState, context: HeraldRequestContext
+    ) async throws -> String {
+        switch try await StoreCall.run(context, { try await state.store.apply(change) }) {
+        case .registered(let created):
+            state.metrics.recordDeviceChange(created ? "created" : "refreshed")
+            if created && change.queueSetupConfirmation { state.pushWakeup.signal() }
+            return "registered"
+        case .unregistered:
+            state.metrics.recordDeviceChange("unregistered")
+            return "unregistered"
+        case .absent:
+            state.metrics.recordDeviceChange("absent")
+            return "absent"
+        case .replayed:
+            state.metrics.recordRejection(.replayed)
+            throw APIError(.replayed, "this nonce was already used by \(change.wallet)")
+        case .overLimit:
+            state.metrics.recordRejection(.forbidden)
+            throw APIError(
+                .forbidden, "\(change.wallet) already has \(state.configuration.maxBindingsPerWallet) device bindings")
+        }
     }
 }

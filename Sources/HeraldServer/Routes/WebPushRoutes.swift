@@ -36,23 +36,7 @@ enum WebPushRoutes {
             nonceRetainedUntil: state.nonceRetention(expiresAt: binding.expiresAt),
             now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet,
             queueSetupConfirmation: state.configuration.setupConfirmation, webPush: register ? subscription : nil)
-        let outcome = try await StoreCall.run(context) { try await state.store.apply(change) }
-        let status: String
-        switch outcome {
-        case .registered(let created):
-            status = "registered"
-            state.metrics.recordDeviceChange(created ? "created" : "refreshed")
-            if created && change.queueSetupConfirmation { state.pushWakeup.signal() }
-        case .unregistered: status = "unregistered"; state.metrics.recordDeviceChange("unregistered")
-        case .absent: status = "absent"; state.metrics.recordDeviceChange("absent")
-        case .replayed:
-            state.metrics.recordRejection(.replayed)
-            throw APIError(.replayed, "this nonce was already used by \(binding.wallet)")
-        case .overLimit:
-            state.metrics.recordRejection(.forbidden)
-            throw APIError(
-                .forbidden, "\(binding.wallet) already has \(state.configuration.maxBindingsPerWallet) device bindings")
-        }
+        let status = try await DeviceRoutes.apply(change, state: state, context: context)
         context.logger.debug(
             "web push subscription \(status)",
             metadata: ["wallet": "\(binding.wallet)", "endpoint": "\(String(subscription.endpoint.prefix(40)))…"])
