@@ -173,7 +173,8 @@ let package = Package(
         .executableTarget(
             name: "herald-costs",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldServer", "CCallgrind",
+                "HeraldCore", "HeraldStore", "HeraldServer", "HeraldRelay", "CCallgrind",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import GRDB
 public import HeraldCore
 
 /// A channel: a sender wallet (a dApp, an exchange, a bot) with what fills `app`, `icon`, `url` of
@@ -76,10 +77,14 @@ enum StoreWrite: Sendable {
     case device(DeviceChange)
     case subscription(SubscriptionChange)
     case notification(NotificationSubmission)
+    /// Any other write (the outbox's claims and outcomes), in a savepoint of its own.
+    case grouped(@Sendable (Database) throws -> any Sendable)
 }
 
 enum StoreWriteOutcome: Sendable {
     case device(DeviceChangeOutcome)
     case subscription(SubscriptionChangeOutcome)
     case notification(NotificationOutcome)
+    /// A grouped write's value, or what it threw (its savepoint rolled back; the rest of the batch stands).
+    case grouped(Result<any Sendable, any Error>)
 }

@@ -106,6 +106,8 @@ final class GroupCommitWriter: @unchecked Sendable {
                         return .notification(
                             try NotificationSQL.apply(
                                 submission, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent))
+                    case .grouped(let body):
+                        return .grouped(Self.inSavepoint(body, db))
                     }
                 }
                 return (outcomes, batchSpent.entries, batchSpent.keys)
@@ -118,6 +120,30 @@ final class GroupCommitWriter: @unchecked Sendable {
         } catch {
             for item in batch { item.continuation.resume(throwing: StoreError("write failed: \(error)")) }
         }
+    }
+}
+
+extension GroupCommitWriter {
+    /// Runs a grouped write so that its failure undoes only its own statements and reaches only its
+    /// own caller: the registrations in the same batch still commit.
+    fileprivate static func inSavepoint(
+        _ body: @Sendable (Database) throws -> any Sendable, _ db: Database
+    ) -> Result<any Sendable, any Error> {
+        var result: Result<any Sendable, any Error> = .failure(StoreError("the grouped write did not run"))
+        do {
+            try db.inSavepoint {
+                do {
+                    result = .success(try body(db))
+                    return .commit
+                } catch {
+                    result = .failure(error)
+                    return .rollback
+                }
+            }
+        } catch {
+            result = .failure(error)
+        }
+        return result
     }
 }
 

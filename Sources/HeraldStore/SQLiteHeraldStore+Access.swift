@@ -15,6 +15,23 @@ extension SQLiteHeraldStore {
         do { return try await pool.write(body) } catch { throw failure("writing", error) }
     }
 
+    /// A write that shares the group-commit writer's transactions (and fsyncs) with registrations,
+    /// instead of taking the database's single write lock for a transaction of its own: the outbox
+    /// claims and records pushes while registrations arrive, and two writers took turns at the lock.
+    func groupedWrite<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        try refuseIfClosed()
+        guard case .grouped(let result) = try await writer.submit(.grouped({ db in try body(db) })) else {
+            throw StoreError("the writer answered a grouped write with another kind of outcome")
+        }
+        switch result {
+        case .success(let value):
+            guard let value = value as? T else { throw StoreError("a grouped write returned an unexpected value") }
+            return value
+        case .failure(let error):
+            throw failure("writing", error)
+        }
+    }
+
     /// A failure as `StoreError`: one already is passes through; any other names the file.
     func failure(_ verb: String, _ error: any Error) -> StoreError {
         error as? StoreError ?? StoreError("\(verb) \(path) failed: \(error)")

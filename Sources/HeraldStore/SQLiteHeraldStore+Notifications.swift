@@ -57,7 +57,7 @@ extension SQLiteHeraldStore {
         now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
     ) async throws -> [QueuedPush] {
         let selected = Self.platformList(platforms)
-        return try await write { db in
+        return try await groupedWrite { db in
             let claim = try RawStatement(
                 db,
                 """
@@ -81,7 +81,7 @@ extension SQLiteHeraldStore {
                 db,
                 Self.queuedPushSelect
                     + "WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.next_attempt_at, o.id")
-            read.bind(1, "[" + ids.map(String.init).joined(separator: ",") + "]")
+            read.bind(1, Self.jsonArray(ids))
             return try read.rows(Self.queuedPush)
         }
     }
@@ -155,8 +155,22 @@ extension SQLiteHeraldStore {
 
     public func record(_ results: [PushAttemptResult]) async throws {
         guard !results.isEmpty else { return }
-        try await write { db in
-            for result in results {
+        try await groupedWrite { db in
+            // Most outcomes are "sent": one statement for all of them, the rest row by row.
+            let sent = results.filter { $0.disposition == .sent }.map(\.id)
+            if !sent.isEmpty {
+                let update = try RawStatement(
+                    db,
+                    """
+                    UPDATE push_outbox
+                    SET status = 'sent', attempts = attempts + 1, next_attempt_at = 0,
+                        claimed_until = NULL, claimed_by = NULL
+                    WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'
+                    """)
+                update.bind(1, Self.jsonArray(sent))
+                try update.execute()
+            }
+            for result in results where result.disposition != .sent {
                 let update = try RawStatement(
                     db,
                     """
@@ -176,6 +190,12 @@ extension SQLiteHeraldStore {
                 try update.execute()
             }
         }
+    }
+
+    /// Row ids as a JSON array, for `json_each(?)`: the statement's text, and so its cache entry, stays fixed
+    /// whatever the number of ids.
+    static func jsonArray(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 
     /// Oldest rows first by id (ids grow with queue time), so each chunk finds its rows at once.

@@ -1,7 +1,9 @@
 import CCallgrind
+import Crypto
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldRelay
 import HeraldServer
 import HeraldStore
 import Hummingbird
@@ -28,6 +30,9 @@ struct CostsWorkload {
         let operations: Int
         let unit: String
         let elapsed: Duration
+
+        /// "registrations", "recipients", "pushes".
+        var units: String { unit.hasSuffix("sh") ? unit + "es" : unit + "s" }
     }
 
     func run() async throws -> [Phase] {
@@ -61,6 +66,17 @@ struct CostsWorkload {
             try await measure("broadcast", operations: subscribers, unit: "recipient") {
                 try await Self.post(
                     broadcast, to: "/v1/notifications", responder: responder, channel: channel, logger: logger)
+            })
+        // Every push the two phases queued (a setup confirmation per registration, one per recipient),
+        // drained through the outbox and the APNs provider into a transport that answers 200 at once.
+        let pushes = registrations + subscribers
+        let outbox = PushOutboxService(
+            state: state, providers: try Self.apnsProviders(folder: folder, logger: logger), batchSize: 100)
+        phases.append(
+            try await measure("pushes", operations: pushes, unit: "push") {
+                var drained = 0
+                while case let handled = try await outbox.drainOnce(), handled > 0 { drained += handled }
+                guard drained == pushes else { throw CostsError("drained \(drained) pushes, not \(pushes)") }
             })
         try await store.close()
         return phases
@@ -145,6 +161,25 @@ struct CostsWorkload {
             issuedAt: UInt256(UInt64(now - 10)), expiresAt: UInt256(UInt64(now + 290)))
         return Array(
             try operation.signed(with: channel, scheme: .eip712, domain: HeraldDomain(chainId: 1)).jsonText.utf8)
+    }
+}
+
+extension CostsWorkload {
+    /// The APNs provider as `herald serve` makes it, its key fixed, its transport in memory.
+    static func apnsProviders(folder: String, logger: Logger) throws -> PushProviders {
+        let key = try P256.Signing.PrivateKey(rawRepresentation: Keccak256.hash(Array("herald-costs-apns".utf8)))
+        let tokens = APNsTokenAuthority(key: key, keyID: "COSTS00001", teamID: "COSTSTEAM1", clock: { now })
+        let apns = APNsProvider(
+            transport: AcceptingTransport(), tokens: tokens, topic: "org.herald.costs", logger: logger)
+        return PushProviders(apns: apns, logger: logger)
+    }
+
+    /// Answers every push as APNs accepts one: 200 with its `apns-id`.
+    struct AcceptingTransport: PushHTTPTransport {
+        func send(_ request: PushHTTPRequest) async throws -> PushHTTPResponse {
+            let id = request.headers.first { $0.0 == "apns-id" }?.1 ?? ""
+            return PushHTTPResponse(status: 200, headers: [("apns-id", id)])
+        }
     }
 }
 

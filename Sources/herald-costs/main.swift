@@ -43,7 +43,7 @@ let counted = herald_running_on_valgrind() != 0
 for phase in outcome.phases {
     let seconds = Double(phase.elapsed.components.seconds) + Double(phase.elapsed.components.attoseconds) / 1e18
     print(
-        "phase \(phase.name) \(phase.operations) \(phase.unit)s "
+        "phase \(phase.name) \(phase.operations) \(phase.units) "
             + String(format: "%.1f µs per %@", seconds * 1e6 / Double(phase.operations), phase.unit)
             + (counted ? " (under valgrind: the time means nothing, the instructions were dumped)" : ""))
 }

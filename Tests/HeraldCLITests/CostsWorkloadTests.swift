@@ -27,6 +27,8 @@ import Testing
         #expect(status == 0, "\(output)")
         #expect(output.contains("phase registrations 24 registrations "))
         #expect(output.contains("phase broadcast 40 recipients "))
+        // Every registration's setup confirmation and every recipient's push, drained.
+        #expect(output.contains("phase pushes 64 pushes "))
         // make test installs valgrind first, so the phases can be counted.
         #expect(!output.contains("cannot be counted"))
     }

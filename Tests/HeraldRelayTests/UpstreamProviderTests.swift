@@ -187,3 +187,13 @@ import Testing
         }
     }
 }
+
+/// `apns-id` (used by the downstream for its relayed items too): the queued bytes as a version-4 UUID.
+@Suite struct APNsIDTests {
+    @Test func anAPNsIDIsAVersion4UUIDOfTheQueuedBytes() {
+        #expect(APNsProvider.uuid(Array(0..<16)) == "00010203-0405-4607-8809-0a0b0c0d0e0f")
+        #expect(APNsProvider.uuid(Array(repeating: 0xff, count: 16)) == "ffffffff-ffff-4fff-bfff-ffffffffffff")
+        // Fewer than 16 bytes (never queued so, but never a crash): zeros fill the rest.
+        #expect(APNsProvider.uuid([0xab]) == "ab000000-0000-4000-8000-000000000000")
+    }
+}

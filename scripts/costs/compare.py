@@ -36,11 +36,20 @@ def main():
     with open(budgets_path, encoding="utf-8") as file:
         budgets = json.load(file)
     totals = phase_totals(dumps)
-    operations = {"registrations": int(registrations), "broadcast": int(subscribers)}
+    # Every registration queues a setup confirmation and every recipient a push: the last phase drains both.
+    operations = {
+        "registrations": int(registrations),
+        "broadcast": int(subscribers),
+        "pushes": int(registrations) + int(subscribers),
+    }
     failed = False
     print(f"{'phase':<14} {'per':<13} {'instructions':>13} {'budget':>13} {'change':>8}")
     for phase, count in operations.items():
-        budget = budgets[phase]
+        budget = budgets.get(phase)
+        if phase in totals and budget is None:
+            print(f"costs: the phase {phase!r} ({totals[phase] / count:,.0f} per operation) has no budget in {budgets_path}")
+            failed = True
+            continue
         if phase not in totals:
             print(f"costs: no callgrind dump for the phase {phase!r} (was herald-costs built with valgrind's headers?)")
             failed = True

@@ -102,19 +102,19 @@ public struct APNsProvider: PushProvider {
 
     /// The queued 16 random bytes as a version-4 UUID, the form `apns-id` takes.
     static func uuid(_ bytes: [UInt8]) -> String {
-        var value =
-            bytes.count == 16 ? bytes : Array(bytes.prefix(16)) + [UInt8](repeating: 0, count: max(0, 16 - bytes.count))
-        value[6] = (value[6] & 0x0f) | 0x40
-        value[8] = (value[8] & 0x3f) | 0x80
-        let hex = Hex.encode(value)
-        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
-            String(
-                hex[
-                    hex.index(
-                        hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
-                            hex.startIndex, offsetBy: range.upperBound)])
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for index in 0..<16 {
+            var byte = index < bytes.count ? bytes[index] : 0
+            if index == 6 { byte = (byte & 0x0f) | 0x40 }
+            if index == 8 { byte = (byte & 0x3f) | 0x80 }
+            // Built byte by byte (it is formatted for every push): groups of 8-4-4-4-12 hex digits.
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
         }
-        return parts.joined(separator: "-")
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

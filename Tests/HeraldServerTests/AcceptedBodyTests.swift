@@ -1,0 +1,32 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+@testable import HeraldServer
+
+/// The 202 of `POST /v1/notifications` is written byte by byte (a broadcast's million sids): it must be
+/// the JSON of PROTOCOL §3 exactly, for any numbers.
+@Suite struct AcceptedBodyTests {
+    static func parsed(_ receipt: NotificationReceipt) throws -> JSONValue {
+        try JSONParser.parse(NotificationRoutes.acceptedBody(receipt))
+    }
+
+    @Test func sidsAreStringsAndCountsAreNumbers() throws {
+        let body = try Self.parsed(NotificationReceipt(sids: [1, 10, 9_007_199_254_740_993], spam: 1, pushes: 4))
+        #expect(body["sid"] == .array([.string("1"), .string("10"), .string("9007199254740993")]))
+        #expect(body["recipients"] == .number("3"))
+        #expect(body["pushes"] == .number("4"))
+    }
+
+    @Test func noRecipientsIsAnEmptyList() throws {
+        let body = NotificationRoutes.acceptedBody(NotificationReceipt(sids: [], spam: 0, pushes: 0))
+        #expect(String(decoding: body, as: UTF8.self) == #"{"sid":[],"recipients":0,"pushes":0}"#)
+    }
+
+    @Test(arguments: [Int64(0), 7, 10, 99, 100, -5, Int64.max, Int64.min])
+    func decimalsMatchTheStandardLibrary(_ value: Int64) {
+        var out: [UInt8] = []
+        NotificationRoutes.appendDecimal(value, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == String(value))
+    }
+}
