@@ -39,7 +39,13 @@ public final class SQLiteHeraldStore: HeraldStore {
             // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss too.
             // Set here, not in prepareDatabase: the pool turns WAL on after that, and with it
             // synchronous = NORMAL on the writer's connection (the one that commits).
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                // 64 MiB of page cache for the one connection that writes (SQLite's default is 2 MiB): a
+                // broadcast to a million subscribers walks indexes of tens of megabytes, and with the
+                // default every page it revisits was read again from the file (5.9 s against 6.3 s).
+                try db.execute(sql: "PRAGMA cache_size = -65536")
+            }
             try Migrations.migrator.migrate(pool)
             var readOnly = Configuration()
             readOnly.label = "herald.point-reads"

@@ -63,13 +63,17 @@ struct HeraldHTTPClient {
         return String(buffer: body)
     }
 
-    /// POSTs JSON and returns the parsed success body.
-    func post(_ path: String, json text: String) async throws -> JSONValue {
-        try await send(method: .POST, path: path, body: Array(text.utf8))
+    /// POSTs JSON and returns the parsed success body. `answerLimit`: the longest answer read.
+    func post(_ path: String, json text: String, answerLimit: Int = defaultAnswerLimit) async throws -> JSONValue {
+        try await send(method: .POST, path: path, body: Array(text.utf8), answerLimit: answerLimit)
     }
 
+    /// Answers are small, but for a broadcast's: one sid per subscriber.
+    static let defaultAnswerLimit = 1 << 20
+
     func send(
-        method: HTTPMethod, path: String, body: [UInt8]?, headers extra: [(String, String)] = []
+        method: HTTPMethod, path: String, body: [UInt8]?, headers extra: [(String, String)] = [],
+        answerLimit: Int = defaultAnswerLimit
     ) async throws -> JSONValue {
         let url = server.absoluteString.trimmingTrailingSlashes + path
         var request = HTTPClientRequest(url: url)
@@ -85,7 +89,9 @@ struct HeraldHTTPClient {
         let bytes: ByteBuffer
         do {
             response = try await client.execute(request, timeout: timeout)
-            bytes = try await response.body.collect(upTo: 1 << 20)
+            bytes = try await response.body.collect(upTo: answerLimit)
+        } catch is NIOTooManyBytesError {
+            throw CLIError(.unreachable, "\(url) answered with more than \(answerLimit) bytes: not read")
         } catch {
             throw CLIError(.unreachable, "cannot reach \(server.absoluteString): \(Self.describe(error))")
         }
