@@ -57,4 +57,34 @@ import Testing
             #expect(Set(again.map(\.id)) == Set(claimed.map(\.id)))
         }
     }
+
+    /// The log is copied back into the file by the checkpoint thread, not by the writer's commits: after
+    /// writes, a later round leaves no frame to copy, and the writer's own threshold is only a backstop.
+    @Test func theLogIsCheckpointedInTheBackground() async throws {
+        try await SQLiteTestDatabase.with { database in
+            let store = try database.open()
+            try await Fixtures.seed(store, subscribers: 20)
+            let threshold = try await store.pool.writeWithoutTransaction { db in
+                try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint")
+            }
+            #expect(threshold == WALCheckpointer.writerBackstopPages)
+            // Two whole rounds after the last write: the second started after it committed.
+            let first = store.checkpointer.completedRounds
+            var waited = 0
+            while store.checkpointer.completedRounds < first + 2 && waited < 400 {
+                try await Task.sleep(for: .milliseconds(50))
+                waited += 1
+            }
+            #expect(store.checkpointer.completedRounds >= first + 2, "the checkpoint thread stopped working")
+            // The database file alone, without its log, already holds every write: copied aside and
+            // opened there (with no log beside it), it has all twenty bindings.
+            let copy = database.folder + "/copy.sqlite"
+            try FileManager.default.copyItem(atPath: database.path, toPath: copy)
+            let bindings = try await DatabaseQueue(path: copy).read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bindings")
+            }
+            #expect(bindings == 20)
+            try await store.close()
+        }
+    }
 }
