@@ -97,12 +97,15 @@ final class OutputCollector: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Found anywhere, not only at a line's start: stdout and stderr share this buffer, and a log line
+    /// written to stderr at the same moment can land in the middle of the listening line.
     func listeningPort() -> Int? {
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("herald listening on http://") }),
-            let address = line.split(separator: " ").dropFirst(3).first,
-            let port = address.split(separator: ":").last.flatMap({ Int($0) })
-        else { return nil }
-        return port
+        let marker = "herald listening on http://"
+        let text = self.text
+        guard let found = text.range(of: marker) else { return nil }
+        let address = text[found.upperBound...].prefix { $0 != " " && $0 != "\n" }
+        guard address.count < text.distance(from: found.upperBound, to: text.endIndex) else { return nil }
+        return address.split(separator: ":").last.flatMap { Int($0) }
     }
 }
 
