@@ -126,7 +126,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .target(name: "HeraldFuzzing", dependencies: ["HeraldCore", "HeraldInbox"], swiftSettings: strictSettings),
+        .target(
+            name: "HeraldFuzzing",
+            dependencies: ["HeraldCore", "HeraldInbox", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
         // The verifier server: Hummingbird 2 routes, middleware, services.
         .target(
             name: "HeraldServer",

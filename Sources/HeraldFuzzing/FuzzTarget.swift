@@ -1,3 +1,4 @@
+import Crypto
 import HeraldCore
 import HeraldInbox
 
@@ -8,10 +9,13 @@ import HeraldInbox
 /// AddressSanitizer and coverage) and `swift test`, which replays every seed and every input that
 /// once crashed (`Fuzz/Corpus`, `Fuzz/Regressions`) through them on each run.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case envelope, signature, eip712, ecies, cryptojs, keystore, push, bisq
+    case envelope, signature, eip712, ecies, cryptojs, keystore, push, bisq, webpush
 
     static let key = try? PrivateKey(hex: "0x" + String(repeating: "42", count: 32))
     static let verifier = OperationVerifier(audience: "fuzz", chainId: UInt256(1))
+    /// The subscription the `webpush` seeds are encrypted for (scripts/fuzz/webpush-seeds.py makes them).
+    static let webPushKey = try? P256.KeyAgreement.PrivateKey(rawRepresentation: [UInt8](repeating: 0x42, count: 32))
+    static let webPushAuth = [UInt8](repeating: 0x24, count: 16)
 
     /// Feeds one input to this target's parsers; returns when they have answered.
     public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -52,6 +56,40 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let json = try? JSONParser.parse(bytes), let message = try? BisqPush.encryptedMessage(in: json) {
                 _ = try? BisqMessageCipher.decrypt(message, key: "36d40889af3f46348c4c09ff323d9608")
             }
+        case .webpush:
+            webPush(bytes)
         }
+    }
+
+    /// What reads Web Push bytes from outside (PROTOCOL §9): a WebPushBinding request (its subscription
+    /// is validated before the signature is checked), a subscription's fields, an endpoint URL and an
+    /// IP address or network as text, and a pushed body that `inbox ingest --webpush` decrypts with a
+    /// kept subscription's keys (fixed here, so that seeds encrypted for them reach the JSON inside).
+    private func webPush(_ bytes: UnsafeBufferPointer<UInt8>) {
+        _ = Self.verifier.verify(json: bytes, as: WebPushBinding.self, now: 1_763_769_700)
+        if let json = try? JSONParser.parse(bytes) {
+            _ = try? WebPushBinding(message: json)
+            let keys = json["keys"] ?? json
+            if let endpoint = json["endpoint"]?.stringValue, let p256dh = keys["p256dh"]?.stringValue,
+                let auth = keys["auth"]?.stringValue
+            {
+                _ = try? WebPushSubscription(endpoint: endpoint, p256dh: p256dh, auth: auth)
+            }
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let endpoint = WebPushEndpoint(text) { _ = endpoint.origin }
+        _ = IPNetwork(text)
+        _ = IPNetwork.parseAddress(text)
+        _ = WebPushSubscription.decodeBase64URL(text)
+        if let plaintext = Self.openWebPush(Array(bytes)), let json = try? JSONParser.parse(plaintext) {
+            _ = try? FeedItem.parse(push: json)
+        }
+    }
+
+    /// A Web Push body decrypted for the fixed subscription, or nil (public, so a test can check that
+    /// the seeds reach what lies past the decryption).
+    public static func openWebPush(_ body: [UInt8]) -> [UInt8]? {
+        guard let key = webPushKey else { return nil }
+        return try? WebPushCipher.decrypt(body, privateKey: key, authSecret: webPushAuth)
     }
 }

@@ -21,13 +21,18 @@ public struct QueuedPush: Sendable, Hashable {
     public let bound: Bool
     /// A Bisq relay push (PROTOCOL §8): its opaque message and flags are the whole content.
     public let bisq: BisqRelayContent?
+    /// A Web Push binding's subscription (its keys), read with the claim rather than once per send: a
+    /// re-registration's keys apply to the pushes claimed after it, and a claim lasts seconds. nil for
+    /// the other platforms, and when the binding is gone.
+    public let webPushSubscription: WebPushSubscription?
 
     public init(
         id: Int64, sid: Int64?, wallet: EthereumAddress, platform: Platform, deviceToken: String, apnsID: [UInt8],
         queuedAt: Int64, attempts: Int, notification: DeliveredNotification?, bound: Bool = true,
-        bisq: BisqRelayContent? = nil
+        bisq: BisqRelayContent? = nil, webPushSubscription: WebPushSubscription? = nil
     ) {
         self.bisq = bisq
+        self.webPushSubscription = webPushSubscription
         self.bound = bound
         self.id = id
         self.sid = sid

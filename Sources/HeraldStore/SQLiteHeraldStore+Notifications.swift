@@ -111,16 +111,17 @@ extension SQLiteHeraldStore {
         }
     }
 
-    /// A queued push with its item's content and whether its binding still exists; `WHERE …` follows.
+    /// A queued push with its item's content, whether its binding still exists and, for Web Push, the
+    /// binding's keys (one join on the binding's primary key: at most one row); `WHERE …` follows.
     private static let queuedPushSelect = """
         SELECT o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts,
                f.secret, \(DeliveredColumns.list),
-               o.bisq_message IS NOT NULL OR EXISTS (SELECT 1 FROM bindings b
-                       WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token),
-               o.bisq_message, o.bisq_flags
+               o.bisq_message IS NOT NULL OR b.wallet IS NOT NULL,
+               o.bisq_message, o.bisq_flags, b.p256dh, b.auth
         FROM push_outbox o
         LEFT JOIN feed_items f ON f.sid = o.sid
         LEFT JOIN notifications n ON n.id = f.notification
+        LEFT JOIN bindings b ON b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token
 
         """
 
@@ -141,7 +142,13 @@ extension SQLiteHeraldStore {
             bisq: row.isNull(10 + DeliveredColumns.count)
                 ? nil
                 : BisqRelayContent(
-                    message: row.text(10 + DeliveredColumns.count), flags: row.integer(11 + DeliveredColumns.count)))
+                    message: row.text(10 + DeliveredColumns.count), flags: row.integer(11 + DeliveredColumns.count)),
+            webPushSubscription: platform == .webpush
+                && !row.isNull(12 + DeliveredColumns.count) && !row.isNull(13 + DeliveredColumns.count)
+                ? WebPushSubscription(
+                    storedEndpoint: row.text(4), p256dh: row.text(12 + DeliveredColumns.count),
+                    auth: row.text(13 + DeliveredColumns.count))
+                : nil)
     }
 
     public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {

@@ -171,19 +171,20 @@ enum DeliveredColumns {
     }
 }
 
-/// A queued push with its item's content and whether its binding still exists, from an outbox row `o`.
+/// A queued push with its item's content, whether its binding still exists and, for Web Push, the
+/// binding's keys (joined on the binding's primary key: at most one row), from an outbox row `o`.
 enum QueuedPushColumns {
     static let list = """
         o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts, f.secret,
         \(DeliveredColumns.list),
-        o.bisq_message IS NOT NULL OR EXISTS (SELECT 1 FROM bindings b
-                WHERE b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token),
-        o.bisq_message, o.bisq_flags
+        o.bisq_message IS NOT NULL OR b.wallet IS NOT NULL,
+        o.bisq_message, o.bisq_flags, b.p256dh, b.auth
         """
 
     static let joins = """
         LEFT JOIN feed_items f ON f.sid = o.sid
         LEFT JOIN notifications n ON n.id = f.notification
+        LEFT JOIN bindings b ON b.wallet = o.wallet AND b.platform = o.platform AND b.device_token = o.device_token
         """
 
     static func read(_ row: Columns) throws -> QueuedPush {
@@ -199,6 +200,14 @@ enum QueuedPushColumns {
             bound: try row.bool(9 + DeliveredColumns.count),
             bisq: try row.optionalText(10 + DeliveredColumns.count).map { message in
                 BisqRelayContent(message: message, flags: try row.int(11 + DeliveredColumns.count))
-            })
+            },
+            webPushSubscription: try webPushSubscription(row))
+    }
+
+    private static func webPushSubscription(_ row: Columns) throws -> WebPushSubscription? {
+        guard try row.platform(3) == .webpush, let p256dh = try row.optionalText(12 + DeliveredColumns.count),
+            let auth = try row.optionalText(13 + DeliveredColumns.count)
+        else { return nil }
+        return WebPushSubscription(storedEndpoint: try row.text(4), p256dh: p256dh, auth: auth)
     }
 }

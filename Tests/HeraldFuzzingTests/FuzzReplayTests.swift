@@ -38,4 +38,12 @@ import Testing
             atPath: Self.fuzzFolder.appendingPathComponent("Corpus").path)
         #expect(Set(folders) == Set(FuzzTarget.allCases.map(\.rawValue)), "Fuzz/Corpus folders and targets differ")
     }
+
+    @Test func theWebPushSeedsIncludeBodiesThatDecryptForTheTargetsSubscription() throws {
+        let opened = try Self.inputs("Corpus", .webpush).compactMap {
+            FuzzTarget.openWebPush(try [UInt8](Data(contentsOf: $0)))
+        }
+        #expect(opened.count == 3)
+        #expect(opened.allSatisfy { $0.first == UInt8(ascii: "{") })
+    }
 }

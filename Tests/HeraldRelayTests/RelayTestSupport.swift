@@ -44,11 +44,13 @@ enum RelayFixtures {
     }
 
     static func push(
-        platform: Platform = .ios, token: String = iosToken, notification: DeliveredNotification? = notification()
+        platform: Platform = .ios, token: String = iosToken, notification: DeliveredNotification? = notification(),
+        webPushSubscription: WebPushSubscription? = nil
     ) -> QueuedPush {
         QueuedPush(
             id: 7, sid: notification?.sid, wallet: wallet, platform: platform, deviceToken: token,
-            apnsID: Array(0..<16), queuedAt: 1_763_769_600, attempts: 0, notification: notification)
+            apnsID: Array(0..<16), queuedAt: 1_763_769_600, attempts: 0, notification: notification,
+            webPushSubscription: webPushSubscription)
     }
 
     static func json(_ bytes: [UInt8]) -> JSONValue? { try? JSONParser.parse(bytes) }

@@ -44,16 +44,18 @@ struct TableResolver: HostResolver {
     }
 
     static func provider(
-        _ transport: any WebPushTransport, clock: ManualClock = ManualClock(1_763_769_700), bound: Bool = true
+        _ transport: any WebPushTransport, clock: ManualClock = ManualClock(1_763_769_700)
     ) -> WebPushProvider {
         WebPushProvider(
             transport: transport, tokens: VAPIDTokens(key: vapid, subject: "mailto:ops@example.org", clock: clock.read),
-            subscriptions: { _, _ in bound ? subscription : nil }, maxAgeSeconds: 86_400, clock: clock.read,
-            logger: Logger(label: "test"))
+            maxAgeSeconds: 86_400, clock: clock.read, logger: Logger(label: "test"))
     }
 
-    static func push(_ notification: DeliveredNotification?) -> QueuedPush {
-        RelayFixtures.push(platform: .webpush, token: endpoint, notification: notification)
+    /// A push as a claim returns it: with its binding's keys, unless the binding had none.
+    static func push(_ notification: DeliveredNotification?, withKeys: Bool = true) -> QueuedPush {
+        RelayFixtures.push(
+            platform: .webpush, token: endpoint, notification: notification,
+            webPushSubscription: withKeys ? subscription : nil)
     }
 
     static func open(_ request: PushHTTPRequest) throws -> JSONValue {
@@ -143,9 +145,9 @@ struct TableResolver: HostResolver {
         #expect(String(decoding: plaintext, as: UTF8.self).contains("\"amsg\":\"é/ü\""))
     }
 
-    @Test func aBindingGoneBeforeSendingSendsNothing() async {
+    @Test func aPushClaimedWithoutKeysSendsNothing() async {
         let transport = ScriptedWebPushTransport { _ in PushHTTPResponse(status: 201) }
-        let outcome = await Self.provider(transport, bound: false).deliver(Self.push(RelayFixtures.notification()))
+        let outcome = await Self.provider(transport).deliver(Self.push(RelayFixtures.notification(), withKeys: false))
         guard case .failed = outcome else {
             Issue.record("expected a failure, got \(outcome)")
             return

@@ -91,13 +91,15 @@ rate="$(echo "$pushes / $seconds" | bc)"
 peaks="$(sed -n 's/.*, \([0-9]*\)\/s$/\1/p' "$work/fake.log" | sort -n | tail -1)"
 # CPU seconds (user + system) from /proc: the servers' and the fake's, so the reader sees who used the cores.
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+per_push() { echo "$1 * 1000000 / $pushes" | bc; }
 server_cpu=0
 for server in "${servers[@]}"; do server_cpu="$(echo "$server_cpu + $(cpu "$server")" | bc)"; done
 received="$(sed -n 's/^received \([0-9]*\) (.*/\1/p' "$work/fake.log" | tail -1)"
 [[ -n "${downstream:-}" ]] && echo "  downstream CPU $(cpu "$downstream") s"
 echo "$backend, $nodes node(s): $pushes pushes delivered in ${seconds} s (server start included): ${rate}/s," \
     "best second ${peaks}/s; concurrency $concurrency; servers' peak RSS $((peak / 1024)) MB;" \
-    "CPU: servers ${server_cpu} s, fake $(cpu "$fake") s; requests at the fake ${received:-?}"
+    "CPU: servers ${server_cpu} s ($(per_push "$server_cpu") µs a push), fake $(cpu "$fake") s" \
+    "($(per_push "$(cpu "$fake")") µs a push); requests at the fake ${received:-?}"
 if [[ "$backend" == postgres* ]]; then
     # Let the last outcomes commit before counting.
     sleep 1

@@ -1,17 +1,16 @@
 import Foundation
-public import HeraldCore
+import HeraldCore
 public import HeraldStore
 public import Logging
 
 /// Web Push delivery (RFC 8030, 8291, 8292; PROTOCOL §9): each push is encrypted for its
-/// subscription's keys (read at send time, so a re-registration's keys apply), signed for with a
-/// VAPID JWT of the endpoint's origin, and POSTed to the endpoint exactly as registered through a
-/// transport that connects only to addresses it checked.
+/// subscription's keys (read with the push's claim, so a re-registration's keys apply to the pushes
+/// claimed after it), signed for with a VAPID JWT of the endpoint's origin, and POSTed to the endpoint
+/// exactly as registered through a transport that connects only to addresses it checked.
 public struct WebPushProvider: PushProvider {
     public let name = "webpush"
     let transport: any WebPushTransport
     let tokens: VAPIDTokens
-    let subscriptions: @Sendable (EthereumAddress, String) async throws -> WebPushSubscription?
     let mode: PushContent.Mode
     let maxAgeSeconds: Int64
     let clock: @Sendable () -> Int64
@@ -19,13 +18,11 @@ public struct WebPushProvider: PushProvider {
 
     public init(
         transport: any WebPushTransport, tokens: VAPIDTokens,
-        subscriptions: @escaping @Sendable (EthereumAddress, String) async throws -> WebPushSubscription?,
         mode: PushContent.Mode = .full, maxAgeSeconds: Int64 = 86_400,
         clock: (@Sendable () -> Int64)? = nil, logger: Logger
     ) {
         self.transport = transport
         self.tokens = tokens
-        self.subscriptions = subscriptions
         self.mode = mode
         self.maxAgeSeconds = maxAgeSeconds
         self.clock = clock ?? { Int64(Date().timeIntervalSince1970) }
@@ -33,15 +30,10 @@ public struct WebPushProvider: PushProvider {
     }
 
     public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        let subscription: WebPushSubscription?
-        do {
-            subscription = try await subscriptions(push.wallet, push.deviceToken)
-        } catch {
-            return .retryable(
-                reason: "Web Push keys unreadable: \(String(describing: error).prefix(120))", retryAfter: nil)
+        // The claim found no keys: the binding was removed before it, so nothing to encrypt for.
+        guard let subscription = push.webPushSubscription else {
+            return .failed(reason: "Web Push binding has no subscription keys")
         }
-        // The binding was removed after the push was claimed: nothing to encrypt for, nothing to send.
-        guard let subscription else { return .failed(reason: "Web Push binding removed before sending") }
         return await deliver(
             content: PushContent.of(push, mode: mode), to: subscription, expiration: push.queuedAt + maxAgeSeconds)
     }

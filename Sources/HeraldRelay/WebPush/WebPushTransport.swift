@@ -25,9 +25,10 @@ public protocol HostResolver: Sendable {
 }
 
 /// PROTOCOL §9's guard against requests into the operator's network. At send time the host is
-/// resolved once; every address must pass the policy (one refused address refuses the name); the
-/// connection then goes to the first address, pinned through AsyncHTTPClient's `dnsOverride`, so no
-/// second lookup can answer differently. TLS SNI, certificate verification and `Host` stay on the
+/// resolved once (by default through ``CachingHostResolver``: one lookup per name every few seconds);
+/// every address of the answer must pass the policy, on every send (one refused address refuses the
+/// name); the connection then goes to the first address, pinned through AsyncHTTPClient's
+/// `dnsOverride`, so no second lookup can answer differently. TLS SNI, certificate verification and `Host` stay on the
 /// name. Redirects are never followed. One client per (name, address) keeps connections reused.
 public final class GuardedWebPushTransport: WebPushTransport {
     let policy: WebPushNetworkPolicy
@@ -40,7 +41,8 @@ public final class GuardedWebPushTransport: WebPushTransport {
     private let order = Mutex<[String]>([])
 
     public init(
-        policy: WebPushNetworkPolicy, resolver: any HostResolver = SystemHostResolver(), caFile: String? = nil,
+        policy: WebPushNetworkPolicy, resolver: any HostResolver = CachingHostResolver(SystemHostResolver()),
+        caFile: String? = nil,
         timeout: TimeAmount = .seconds(30)
     ) throws {
         var tls = TLSConfiguration.makeClientConfiguration()

@@ -1,19 +1,15 @@
 import Foundation
 import HeraldCore
 public import HeraldRelay
-public import HeraldStore
 public import Logging
 
 /// The providers `herald serve` runs with, from its configuration: APNs when a key file is set, FCM
 /// when a service account is, the logging provider for the rest. Unreadable credentials stop the
 /// server at start with a line naming the file.
 public enum PushProviderFactory {
-    /// `store` gives the Web Push provider its subscriptions' keys at send time (PROTOCOL §9).
-    public static func make(
-        _ configuration: ServerConfiguration, store: (any HeraldStore)? = nil, logger: Logger
-    ) throws -> PushProviders {
+    public static func make(_ configuration: ServerConfiguration, logger: Logger) throws -> PushProviders {
         var providers = PushProviders(logger: logger)
-        if let store { providers.webpush = try makeWebPush(configuration, store: store, logger: logger) }
+        providers.webpush = try makeWebPush(configuration, logger: logger)
         let apns = configuration.apns
         if let keyFile = apns.keyFile, let keyID = apns.keyID, let teamID = apns.teamID, let topic = apns.topic {
             let tokens = try APNsTokenAuthority(keyFile: keyFile, keyID: keyID, teamID: teamID)
@@ -67,7 +63,7 @@ public enum PushProviderFactory {
     }
 
     static func makeWebPush(
-        _ configuration: ServerConfiguration, store: any HeraldStore, logger: Logger
+        _ configuration: ServerConfiguration, logger: Logger
     ) throws -> (any PushProvider)? {
         let settings = configuration.webpush
         guard let keyFile = settings.vapidKeyFile, let subject = settings.subject else { return nil }
@@ -79,7 +75,6 @@ public enum PushProviderFactory {
         logger.info("Web Push provider: VAPID key \(key.publicKey.prefix(12))…, subject \(subject)\(networks)")
         return WebPushProvider(
             transport: transport, tokens: VAPIDTokens(key: key, subject: subject),
-            subscriptions: { wallet, endpoint in try await store.webPushSubscription(of: wallet, endpoint: endpoint) },
             mode: configuration.pushContent, maxAgeSeconds: configuration.pushMaxAgeSeconds, logger: logger)
     }
 }

@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let providers: PushProviders
         do {
-            providers = try PushProviderFactory.make(configuration, store: store, logger: logger)
+            providers = try PushProviderFactory.make(configuration, logger: logger)
         } catch {
             throw CLIError(.usage, "\(error)")
         }

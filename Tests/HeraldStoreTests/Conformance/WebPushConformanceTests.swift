@@ -83,4 +83,29 @@ import Testing
             #expect(due.first?.bound == false)
         }
     }
+
+    @Test(arguments: StoreBackend.available)
+    func aClaimCarriesTheBindingsCurrentKeysAndNoneForADevice(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            _ = try await store.apply(Fixtures.change(nonce: 1, confirm: true))
+            let first = try Self.subscription()
+            _ = try await store.apply(Self.change(first, nonce: 2, confirm: true))
+            let claimed = try await store.claimDuePushes(
+                now: 2_000, limit: 10, platforms: nil, owner: "a", leaseUntil: 2_060)
+            #expect(claimed.count == 2)
+            let webPush = try #require(claimed.first { $0.platform == .webpush })
+            #expect(webPush.webPushSubscription == first && webPush.bound)
+            #expect(claimed.first { $0.platform != .webpush }?.webPushSubscription == nil)
+
+            // A re-registration's keys apply to the pushes claimed after it.
+            let second = try Self.subscription()
+            _ = try await store.apply(Self.change(second, nonce: 3, now: 1_500))
+            try await store.record(claimed.map { PushAttemptResult(id: $0.id, disposition: .retry(at: 2_000)) })
+            let again = try await store.claimDuePushes(
+                now: 2_000, limit: 10, platforms: [.webpush], owner: "a", leaseUntil: 2_060)
+            #expect(again.map(\.webPushSubscription) == [second])
+            let due = try await store.duePushes(now: 2_000, limit: 10, platforms: [.webpush])
+            #expect(due.map(\.webPushSubscription) == [second])
+        }
+    }
 }
