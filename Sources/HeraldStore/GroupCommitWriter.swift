@@ -129,21 +129,17 @@ extension GroupCommitWriter {
     fileprivate static func inSavepoint(
         _ body: @Sendable (Database) throws -> any Sendable, _ db: Database
     ) -> Result<any Sendable, any Error> {
-        var result: Result<any Sendable, any Error> = .failure(StoreError("the grouped write did not run"))
+        // GRDB rolls the savepoint back when the body throws, and rethrows the body's error.
         do {
+            var value: any Sendable = ()
             try db.inSavepoint {
-                do {
-                    result = .success(try body(db))
-                    return .commit
-                } catch {
-                    result = .failure(error)
-                    return .rollback
-                }
+                value = try body(db)
+                return .commit
             }
+            return .success(value)
         } catch {
-            result = .failure(error)
+            return .failure(error)
         }
-        return result
     }
 }
 

@@ -71,7 +71,7 @@ struct CostsWorkload {
         // drained through the outbox and the APNs provider into a transport that answers 200 at once.
         let pushes = registrations + subscribers
         let outbox = PushOutboxService(
-            state: state, providers: try Self.apnsProviders(folder: folder, logger: logger), batchSize: 100)
+            state: state, providers: try Self.apnsProviders(logger: logger), batchSize: 100)
         phases.append(
             try await measure("pushes", operations: pushes, unit: "push") {
                 var drained = 0
@@ -166,7 +166,7 @@ struct CostsWorkload {
 
 extension CostsWorkload {
     /// The APNs provider as `herald serve` makes it, its key fixed, its transport in memory.
-    static func apnsProviders(folder: String, logger: Logger) throws -> PushProviders {
+    static func apnsProviders(logger: Logger) throws -> PushProviders {
         let key = try P256.Signing.PrivateKey(rawRepresentation: Keccak256.hash(Array("herald-costs-apns".utf8)))
         let tokens = APNsTokenAuthority(key: key, keyID: "COSTS00001", teamID: "COSTSTEAM1", clock: { now })
         let apns = APNsProvider(

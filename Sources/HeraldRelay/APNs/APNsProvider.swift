@@ -100,9 +100,10 @@ public struct APNsProvider: PushProvider {
         (try? JSONParser.parse(response.body))?["reason"]?.stringValue
     }
 
+    private static let uuidDigits = Array("0123456789abcdef".utf8)
+
     /// The queued 16 random bytes as a version-4 UUID, the form `apns-id` takes.
     static func uuid(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(36)
         for index in 0..<16 {
@@ -111,8 +112,8 @@ public struct APNsProvider: PushProvider {
             if index == 8 { byte = (byte & 0x3f) | 0x80 }
             // Built byte by byte (it is formatted for every push): groups of 8-4-4-4-12 hex digits.
             if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
+            text.append(uuidDigits[Int(byte >> 4)])
+            text.append(uuidDigits[Int(byte & 0x0f)])
         }
         return String(decoding: text, as: UTF8.self)
     }

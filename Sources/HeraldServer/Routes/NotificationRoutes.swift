@@ -81,23 +81,9 @@ enum NotificationRoutes {
         return out
     }
 
-    /// The decimal digits of an integer, without a String per number.
+    /// The decimal digits of an integer (a small String: stored inline, no allocation).
     static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        guard value != 0 else {
-            out.append(UInt8(ascii: "0"))
-            return
-        }
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = digits.count
-            var rest = value.magnitude
-            while rest > 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        out.append(contentsOf: String(value).utf8)
     }
 
     static func getFeeds(_ request: Request, context: HeraldRequestContext, state: ServerState) async throws -> Response
