@@ -54,14 +54,7 @@ public final class AsyncHTTPClientTransport: PushHTTPTransport {
     let timeout: TimeAmount
 
     public init(caFile: String? = nil, timeout: TimeAmount = .seconds(30)) throws {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile {
-            let certificates: [NIOSSLCertificate]
-            do { certificates = try NIOSSLCertificate.fromPEMFile(caFile) } catch {
-                throw RelayConfigurationError("cannot read the CA file \(caFile)")
-            }
-            tls.additionalTrustRoots = [.certificates(certificates)]
-        }
+        let tls = try Self.tlsConfiguration(caFile: caFile)
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(10), read: timeout))
@@ -91,4 +84,17 @@ public final class AsyncHTTPClientTransport: PushHTTPTransport {
     }
 
     public func shutdown() async throws { try await client.shutdown() }
+
+    /// The system's trusted roots, plus `caFile`'s certificates when given (a local fake's CA).
+    static func tlsConfiguration(caFile: String?) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile {
+            let certificates: [NIOSSLCertificate]
+            do { certificates = try NIOSSLCertificate.fromPEMFile(caFile) } catch {
+                throw RelayConfigurationError("cannot read the CA file \(caFile)")
+            }
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        return tls
+    }
 }

@@ -106,7 +106,7 @@ public final class FakeAPNs: Sendable {
                 $0.append(
                     Received(
                         path: request.uri.path, deviceToken: token, headers: headers, body: body, problems: problems,
-                        tokenClaims: claims, http2: context.channel.parent != nil))
+                        tokenClaims: claims, http2: FakeRequestContext.isHTTP2Stream(context.channel)))
             }
         }
         if claims == nil { return Self.error(403, "InvalidProviderToken") }

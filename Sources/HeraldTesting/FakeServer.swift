@@ -15,6 +15,10 @@ public struct FakeRequestContext: RequestContext {
         coreContext = .init(source: source)
         channel = source.channel
     }
+
+    /// Whether a request came on an HTTP/2 stream: a stream's parent is its connection, whose parent
+    /// is the listening socket (an HTTP/1 connection's own parent is already the listening socket).
+    public static func isHTTP2Stream(_ channel: any Channel) -> Bool { channel.parent?.parent != nil }
 }
 
 /// How a fake answers the next request: scripted in order, then `accept` by default.

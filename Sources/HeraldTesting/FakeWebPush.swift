@@ -3,6 +3,7 @@ import Foundation
 public import HeraldCore
 import Hummingbird
 import HummingbirdHTTP2
+import HummingbirdTLS
 import Logging
 import NIOCore
 import Synchronization
@@ -22,6 +23,8 @@ public final class FakeWebPush: Sendable {
         public let problems: [String]
         /// Claims of the VAPID JWT, when it verified.
         public let vapidClaims: JSONValue?
+        /// Whether it came as an HTTP/2 stream.
+        public let http2: Bool
     }
 
     /// How to answer a request.
@@ -52,14 +55,19 @@ public final class FakeWebPush: Sendable {
         self.keepRequests = keepRequests
     }
 
+    /// Starts listening on 127.0.0.1 (`port` 0: a free one) and returns the port. Without `http2` it
+    /// plays a push service that speaks only HTTP/1.1 (ALPN offers nothing else).
     @discardableResult
-    public func start(port: Int = 0) async throws -> Int {
-        let tls = try certificate.serverConfiguration(protocols: ["h2", "http/1.1"])
+    public func start(port: Int = 0, http2: Bool = true) async throws -> Int {
+        let tls = try certificate.serverConfiguration(protocols: http2 ? ["h2", "http/1.1"] : ["http/1.1"])
         let bound = try await core.start { onListening in
             let router = Router(context: FakeRequestContext.self)
-            router.post("**") { request, _ in try await self.handle(request) }
+            router.post("**") { request, context in
+                try await self.handle(request, http2: FakeRequestContext.isHTTP2Stream(context.channel))
+            }
             return Application(
-                router: router, server: try .http2Upgrade(tlsConfiguration: tls),
+                router: router,
+                server: http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls),
                 configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fake-webpush"),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
                 logger: Logger(label: "fake-webpush", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -89,7 +97,7 @@ public final class FakeWebPush: Sendable {
         rules.withLock { $0[target, default: []].append(contentsOf: answers) }
     }
 
-    private func handle(_ request: Request) async throws -> Response {
+    private func handle(_ request: Request, http2: Bool) async throws -> Response {
         let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         let body = Array(try await request.body.collect(upTo: 1 << 16).readableBytesView)
         var headers: [String: String] = [:]
@@ -107,7 +115,9 @@ public final class FakeWebPush: Sendable {
         if keepRequests {
             log.withLock {
                 $0.append(
-                    Received(target: target, headers: headers, body: body, problems: problems, vapidClaims: claims))
+                    Received(
+                        target: target, headers: headers, body: body, problems: problems, vapidClaims: claims,
+                        http2: http2))
             }
         }
         if claims == nil { return Response(status: .unauthorized) }

@@ -27,14 +27,18 @@ public protocol HostResolver: Sendable {
 /// PROTOCOL §9's guard against requests into the operator's network. At send time the host is
 /// resolved once (by default through ``CachingHostResolver``: one lookup per name every few seconds);
 /// every address of the answer must pass the policy, on every send (one refused address refuses the
-/// name); the connection then goes to the first address, pinned through AsyncHTTPClient's
-/// `dnsOverride`, so no second lookup can answer differently. TLS SNI, certificate verification and `Host` stay on the
-/// name. Redirects are never followed. One client per (name, address) keeps connections reused.
+/// name); the connection then goes to the first address and to no other: an HTTP/2 connection made
+/// to that very address (``HTTP2PushClient``), or, for a service without HTTP/2, AsyncHTTPClient
+/// pinned to it through `dnsOverride`, so no second lookup can answer differently. TLS SNI,
+/// certificate verification and `:authority` stay on the name. Redirects are never followed. One
+/// connection (or client) per (name, address) keeps connections reused.
 public final class GuardedWebPushTransport: WebPushTransport {
     let policy: WebPushNetworkPolicy
     let resolver: any HostResolver
     let tls: TLSConfiguration
     let timeout: TimeAmount
+    let http2: HTTP2PushClient
+    static let answerLimit = 1 << 16
     private let clients = Mutex<[String: HTTPClient]>([:])
     /// Clients kept at once; past it the oldest is shut down (its connections close).
     static let maximumClients = 64
@@ -45,15 +49,9 @@ public final class GuardedWebPushTransport: WebPushTransport {
         caFile: String? = nil,
         timeout: TimeAmount = .seconds(30)
     ) throws {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile {
-            let certificates: [NIOSSLCertificate]
-            do { certificates = try NIOSSLCertificate.fromPEMFile(caFile) } catch {
-                throw RelayConfigurationError("cannot read the CA file \(caFile)")
-            }
-            tls.additionalTrustRoots = [.certificates(certificates)]
-        }
+        let tls = try AsyncHTTPClientTransport.tlsConfiguration(caFile: caFile)
         self.tls = tls
+        self.http2 = try HTTP2PushClient(tls: tls, timeout: timeout, maximumConnections: Self.maximumClients)
         self.policy = policy
         self.resolver = resolver
         self.timeout = timeout
@@ -61,8 +59,25 @@ public final class GuardedWebPushTransport: WebPushTransport {
 
     public func send(_ request: PushHTTPRequest, to endpoint: WebPushEndpoint) async throws -> PushHTTPResponse {
         let address = try await checkedAddress(of: endpoint)
-        let client = self.client(host: endpoint.host, address: address, isLiteral: endpoint.literalAddress != nil)
-        return try await AsyncHTTPClientTransport.exchange(request, on: client, timeout: timeout, answerLimit: 1 << 16)
+        let text = IPNetwork.format(address)
+        let key = endpoint.host + "|" + text
+        let socketAddress = try Self.socketAddress(address, port: endpoint.port)
+        if let url = PushURL(endpoint.url),
+            let response = try await http2.send(
+                request, path: url.path, key: key,
+                target: HTTP2Connection.Target(
+                    host: endpoint.host, port: endpoint.port,
+                    address: socketAddress,
+                    hostIsLiteral: endpoint.literalAddress != nil),
+                answerLimit: Self.answerLimit)
+        {
+            return response
+        }
+        // A push service without HTTP/2: AsyncHTTPClient, pinned to the same checked address.
+        let client = self.client(
+            key: key, host: endpoint.host, address: text, isLiteral: endpoint.literalAddress != nil)
+        return try await AsyncHTTPClientTransport.exchange(
+            request, on: client, timeout: timeout, answerLimit: Self.answerLimit)
     }
 
     /// The address to connect to, after checking it and every other address of the name.
@@ -83,9 +98,14 @@ public final class GuardedWebPushTransport: WebPushTransport {
         return first
     }
 
-    private func client(host: String, address: [UInt8], isLiteral: Bool) -> HTTPClient {
-        let text = IPNetwork.format(address)
-        let key = host + "|" + text
+    /// The connection's address as NIO takes it (4 or 16 bytes, as ``IPNetwork`` parses them).
+    static func socketAddress(_ address: [UInt8], port: Int) throws -> SocketAddress {
+        do { return try SocketAddress(packedIPAddress: ByteBuffer(bytes: address), port: port) } catch {
+            throw WebPushRefusal("\(IPNetwork.format(address)) is not an address to connect to")
+        }
+    }
+
+    private func client(key: String, host: String, address text: String, isLiteral: Bool) -> HTTPClient {
         if let existing = clients.withLock({ $0[key] }) { return existing }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
@@ -112,6 +132,7 @@ public final class GuardedWebPushTransport: WebPushTransport {
     }
 
     public func shutdown() async throws {
+        await http2.shutdown()
         let all = clients.withLock { clients in
             defer { clients.removeAll() }
             return Array(clients.values)

@@ -14,7 +14,7 @@ public enum PushProviderFactory {
         if let keyFile = apns.keyFile, let keyID = apns.keyID, let teamID = apns.teamID, let topic = apns.topic {
             let tokens = try APNsTokenAuthority(keyFile: keyFile, keyID: keyID, teamID: teamID)
             providers.apns = APNsProvider(
-                transport: try AsyncHTTPClientTransport(caFile: apns.caFile), tokens: tokens, topic: topic,
+                transport: try HTTP2PushTransport(caFile: apns.caFile), tokens: tokens, topic: topic,
                 productionHost: apns.host, sandboxHost: apns.sandboxHost, mode: configuration.pushContent,
                 maxAgeSeconds: configuration.pushMaxAgeSeconds, logger: logger)
             logger.info("APNs provider: topic \(topic), key id \(keyID), hosts \(apns.host) and \(apns.sandboxHost)")
@@ -22,7 +22,7 @@ public enum PushProviderFactory {
         let fcm = configuration.fcm
         if let file = fcm.serviceAccountFile {
             let account = try ServiceAccount(file: file)
-            let transport = try AsyncHTTPClientTransport(caFile: fcm.caFile)
+            let transport = try HTTP2PushTransport(caFile: fcm.caFile)
             let project = fcm.projectID ?? account.projectID
             providers.fcm = FCMProvider(
                 transport: transport,

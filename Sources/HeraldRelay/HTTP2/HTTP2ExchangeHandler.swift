@@ -1,0 +1,267 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// The requests of one HTTP/2 connection to a push service, at the frame level: each request is a
+/// HEADERS and a DATA frame on a stream of its own, each answer is gathered from the frames of its
+/// stream. No channel per stream, no HTTP/1 translation: a push costs its frames and its promise.
+///
+/// Writes are flushed once per event-loop tick, so the requests that arrive together leave in one TLS
+/// record and one system call. Runs on its channel's event loop only.
+final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private struct Exchange {
+        let promise: EventLoopPromise<PushHTTPResponse>
+        let deadline: NIODeadline
+        let answerLimit: Int
+        var status: Int?
+        var headers: [(String, String)] = []
+        var body: [UInt8] = []
+    }
+
+    private let authority: String
+    private let timeout: TimeAmount
+    /// Called once when the connection stops taking requests (GOAWAY, closed, stalled), so its pool
+    /// makes a new one for the next request.
+    private let onRetire: @Sendable () -> Void
+    private var context: ChannelHandlerContext?
+    private var exchanges: [HTTP2StreamID: Exchange] = [:]
+    private var nextStreamID: Int32 = 1
+    private var flushPending = false
+    private var retired = false
+    private var closed = false
+    /// Answer bytes read since the last connection WINDOW_UPDATE.
+    private var unacknowledgedBytes = 0
+    private var sweep: Scheduled<Void>?
+
+    init(authority: String, timeout: TimeAmount, onRetire: @escaping @Sendable () -> Void) {
+        self.authority = authority
+        self.timeout = timeout
+        self.onRetire = onRetire
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // Once a second, requests past their deadline fail. A connection on which one did is retired
+        // and closed: a peer that went silent (paused, or a middlebox that dropped the flow) would
+        // otherwise keep swallowing requests that never get an answer.
+        scheduleSweep(context)
+    }
+
+    private func scheduleSweep(_ context: ChannelHandlerContext) {
+        sweep = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { [weak self] in
+            guard let self, let context = self.context else { return }
+            self.expireOverdue()
+            self.scheduleSweep(context)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        sweep?.cancel()
+        self.context = nil
+        failAll(HTTP2PushError.connectionClosed)
+    }
+
+    /// Starts one request. Fails at once when the connection no longer takes requests.
+    func start(_ request: PushHTTPRequest, path: String, answerLimit: Int, promise: EventLoopPromise<PushHTTPResponse>)
+    {
+        guard let context, !retired, !closed, nextStreamID < Int32.max - 2 else {
+            retire()
+            promise.fail(HTTP2PushError.connectionClosed)
+            return
+        }
+        let streamID = HTTP2StreamID(nextStreamID)
+        nextStreamID += 2
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(request.headers.count + 5)
+        headers.add(name: ":method", value: request.method)
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":authority", value: authority)
+        headers.add(name: ":path", value: path)
+        for (name, value) in request.headers where !Self.isConnectionSpecific(name) {
+            headers.add(name: Self.lowercased(name), value: value)
+        }
+        let hasBody = !request.body.isEmpty
+        if hasBody { headers.add(name: "content-length", value: String(request.body.count)) }
+        exchanges[streamID] = Exchange(
+            promise: promise, deadline: .now() + timeout, answerLimit: answerLimit)
+        context.write(
+            wrapOutboundOut(
+                HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: !hasBody)))),
+            promise: nil)
+        if hasBody {
+            let buffer = context.channel.allocator.buffer(bytes: request.body)
+            context.write(
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))),
+                promise: nil)
+        }
+        scheduleFlush(context)
+    }
+
+    private func scheduleFlush(_ context: ChannelHandlerContext) {
+        guard !flushPending else { return }
+        flushPending = true
+        context.eventLoop.assumeIsolated().execute { [weak self] in
+            guard let self, let context = self.context else { return }
+            self.flushPending = false
+            context.flush()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.payload {
+        case .headers(let payload):
+            readHeaders(payload.headers, of: frame.streamID)
+            if payload.endStream { finish(frame.streamID) }
+        case .data(let payload):
+            guard case .byteBuffer(let buffer) = payload.data else { return }
+            acknowledge(buffer.readableBytes, context: context)
+            if var exchange = exchanges[frame.streamID] {
+                if exchange.body.count + buffer.readableBytes > exchange.answerLimit {
+                    exchanges[frame.streamID] = nil
+                    exchange.promise.fail(HTTP2PushError.answerTooLarge(limit: exchange.answerLimit))
+                    return
+                }
+                exchange.body.append(contentsOf: buffer.readableBytesView)
+                exchanges[frame.streamID] = exchange
+            }
+            if payload.endStream { finish(frame.streamID) }
+        case .rstStream(let code):
+            exchanges.removeValue(forKey: frame.streamID)?.promise.fail(HTTP2PushError.streamReset("\(code)"))
+        case .goAway(let lastStreamID, let code, _):
+            // Streams above the last one the peer took were never processed: they fail (and are tried
+            // again by the outbox); the others still get their answers.
+            retire()
+            for streamID in exchanges.keys where streamID > lastStreamID {
+                exchanges.removeValue(forKey: streamID)?.promise.fail(HTTP2PushError.goingAway("\(code)"))
+            }
+            if exchanges.isEmpty { context.close(promise: nil) }
+        default:
+            break
+        }
+    }
+
+    private func readHeaders(_ block: HPACKHeaders, of streamID: HTTP2StreamID) {
+        guard var exchange = exchanges[streamID] else { return }
+        for (name, value, _) in block {
+            if name == ":status" {
+                guard let status = Int(value) else { continue }
+                // 1xx answers are interim; the final status comes in a later block.
+                if status >= 200 { exchange.status = status }
+            } else if !name.hasPrefix(":") {
+                exchange.headers.append((name, value))
+            }
+        }
+        exchanges[streamID] = exchange
+    }
+
+    private func finish(_ streamID: HTTP2StreamID) {
+        guard let exchange = exchanges.removeValue(forKey: streamID) else { return }
+        guard let status = exchange.status else {
+            exchange.promise.fail(HTTP2PushError.noStatus)
+            return
+        }
+        exchange.promise.succeed(PushHTTPResponse(status: status, headers: exchange.headers, body: exchange.body))
+        if retired && exchanges.isEmpty { context?.close(promise: nil) }
+    }
+
+    /// Gives the peer back the connection window that answers used (the streams' own windows are
+    /// opened wide by the initial settings; the connection's can only grow by WINDOW_UPDATE).
+    private func acknowledge(_ count: Int, context: ChannelHandlerContext) {
+        unacknowledgedBytes += count
+        guard unacknowledgedBytes >= 1 << 15 else { return }
+        let increment = unacknowledgedBytes
+        unacknowledgedBytes = 0
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))),
+            promise: nil)
+        scheduleFlush(context)
+    }
+
+    private func expireOverdue() {
+        let now = NIODeadline.now()
+        let overdue = exchanges.filter { $0.value.deadline <= now }
+        guard !overdue.isEmpty else { return }
+        // Retired before anyone hears of the failure, so a retry never picks this connection again.
+        retire()
+        for (streamID, exchange) in overdue {
+            exchanges[streamID] = nil
+            exchange.promise.fail(HTTP2PushError.timedOut)
+        }
+        context?.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed = true
+        retire()
+        failAll(HTTP2PushError.connectionClosed)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        retire()
+        failAll(HTTP2PushError.connectionFailed(String(describing: error).prefix(120).description))
+        context.close(promise: nil)
+    }
+
+    /// Takes no new requests; closes once the ones under way are answered.
+    func retireWhenIdle() {
+        retire()
+        if exchanges.isEmpty { context?.close(promise: nil) }
+    }
+
+    private func retire() {
+        guard !retired else { return }
+        retired = true
+        onRetire()
+    }
+
+    private func failAll(_ error: HTTP2PushError) {
+        let all = exchanges
+        exchanges.removeAll()
+        for exchange in all.values { exchange.promise.fail(error) }
+    }
+
+    /// Headers HTTP/2 forbids (RFC 9113 §8.2.2) or carries as pseudo-headers.
+    static func isConnectionSpecific(_ name: String) -> Bool {
+        switch lowercased(name) {
+        case "connection", "host", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length":
+            true
+        default: false
+        }
+    }
+
+    /// HTTP/2 field names are lowercase (RFC 9113 §8.2.1); providers' names mostly are already.
+    static func lowercased(_ name: String) -> String {
+        name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name
+    }
+}
+
+/// How an HTTP/2 exchange with a push service failed before an answer (all worth a retry).
+enum HTTP2PushError: Error, CustomStringConvertible, Equatable {
+    case connectionClosed
+    case connectionFailed(String)
+    case timedOut
+    case streamReset(String)
+    case goingAway(String)
+    case noStatus
+    case answerTooLarge(limit: Int)
+    case notHTTP2
+
+    var description: String {
+        switch self {
+        case .connectionClosed: "the HTTP/2 connection closed before the answer"
+        case .connectionFailed(let reason): "the HTTP/2 connection failed: \(reason)"
+        case .timedOut: "no answer before the deadline (the connection is dropped)"
+        case .streamReset(let code): "the service reset the stream (\(code))"
+        case .goingAway(let code): "the service is closing the connection (GOAWAY \(code)) before taking the request"
+        case .noStatus: "the answer had no :status"
+        case .answerTooLarge(let limit): "the answer is over \(limit) bytes"
+        case .notHTTP2: "the service does not offer HTTP/2"
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// HTTP/2 connections to push services, one per key (an origin, or an origin and the address checked
+/// for it), made on first use and made again when one retires. Requests that arrive while a
+/// connection is being made wait for it rather than each opening their own. A service that does not
+/// offer HTTP/2 is remembered, and its requests go elsewhere (the caller's HTTP/1 client).
+final class HTTP2PushClient: Sendable {
+    private enum Slot {
+        case connecting(EventLoopFuture<HTTP2Connection>)
+        case ready(HTTP2Connection)
+        case http1Only
+    }
+
+    private let sslContext: NIOSSLContext
+    private let group: any EventLoopGroup
+    private let timeout: TimeAmount
+    private let maximumConnections: Int
+    private let slots = Mutex<(byKey: [String: Slot], order: [String])>(([:], []))
+
+    init(tls: TLSConfiguration, timeout: TimeAmount, maximumConnections: Int = 64) throws {
+        var tls = tls
+        // http/1.1 offered too, so that a service without HTTP/2 completes the handshake and says so.
+        tls.applicationProtocols = ["h2", "http/1.1"]
+        sslContext = try NIOSSLContext(configuration: tls)
+        group = MultiThreadedEventLoopGroup.singleton
+        self.timeout = timeout
+        self.maximumConnections = maximumConnections
+    }
+
+    /// Sends on the connection for `key`; nil when that service does not speak HTTP/2.
+    func send(
+        _ request: PushHTTPRequest, path: String, key: String, target: @autoclosure () -> HTTP2Connection.Target,
+        answerLimit: Int
+    ) async throws -> PushHTTPResponse? {
+        guard let connection = try await connection(key: key, target: target) else { return nil }
+        return try await connection.send(request, path: path, answerLimit: answerLimit)
+    }
+
+    private func connection(key: String, target: () -> HTTP2Connection.Target) async throws -> HTTP2Connection? {
+        var made: EventLoopFuture<HTTP2Connection>?
+        var evicted: [HTTP2Connection] = []
+        let slot = slots.withLock { slots -> Slot in
+            switch slots.byKey[key] {
+            case .ready(let connection) where !connection.isRetired: return .ready(connection)
+            case .connecting(let future): return .connecting(future)
+            case .http1Only: return .http1Only
+            case .ready, nil:
+                let future = HTTP2Connection.connect(
+                    to: target(), sslContext: sslContext, group: group, timeout: timeout)
+                made = future
+                if slots.byKey.updateValue(.connecting(future), forKey: key) == nil { slots.order.append(key) }
+                while slots.order.count > maximumConnections {
+                    if case .ready(let old)? = slots.byKey.removeValue(forKey: slots.order.removeFirst()) {
+                        evicted.append(old)
+                    }
+                }
+                return .connecting(future)
+            }
+        }
+        for old in evicted { old.retire() }
+        if let made {
+            // Outside the lock: a future that is already complete runs its callback at once.
+            made.whenComplete { result in self.settle(key, made, result) }
+        }
+        switch slot {
+        case .ready(let connection): return connection
+        case .http1Only: return nil
+        case .connecting(let future):
+            do { return try await future.get() } catch HTTP2PushError.notHTTP2 { return nil }
+        }
+    }
+
+    private func settle(
+        _ key: String, _ future: EventLoopFuture<HTTP2Connection>, _ result: Result<HTTP2Connection, any Error>
+    ) {
+        slots.withLock { slots in
+            guard case .connecting(let current)? = slots.byKey[key], current === future else { return }
+            switch result {
+            case .success(let connection): slots.byKey[key] = .ready(connection)
+            case .failure(HTTP2PushError.notHTTP2): slots.byKey[key] = .http1Only
+            case .failure:
+                // The next request tries again.
+                slots.byKey[key] = nil
+                slots.order.removeAll { $0 == key }
+            }
+        }
+    }
+
+    /// The connection made for `key`, retired or not (tests look at which one a request used).
+    func connection(forKey key: String) -> HTTP2Connection? {
+        slots.withLock { if case .ready(let connection)? = $0.byKey[key] { connection } else { nil } }
+    }
+
+    /// Connections made and not retired.
+    var liveConnections: Int {
+        slots.withLock { slots in
+            slots.byKey.values.count { if case .ready(let connection) = $0 { !connection.isRetired } else { false } }
+        }
+    }
+
+    func shutdown() async {
+        let all = slots.withLock { slots -> [HTTP2Connection] in
+            defer { slots = ([:], []) }
+            return slots.byKey.values.compactMap { if case .ready(let connection) = $0 { connection } else { nil } }
+        }
+        for connection in all { try? await connection.channel.close() }
+    }
+}
+
+/// The parts of an `https://` URL a push request needs: the origin (a connection's key), where to
+/// connect, and the path with its query, untouched.
+struct PushURL: Sendable {
+    let origin: String
+    let host: String
+    let port: Int
+    let path: String
+
+    /// nil for anything but an absolute `https://` URL with a host.
+    init?(_ url: String) {
+        guard url.hasPrefix("https://") else { return nil }
+        let rest = url.dropFirst(8)
+        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let authority = rest[..<end]
+        guard !authority.isEmpty, !authority.contains("@") else { return nil }
+        origin = String(url[..<end])
+        var path = String(rest[end...])
+        if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
+        self.path = path.hasPrefix("/") ? path : "/" + path
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            host = String(authority[authority.index(after: authority.startIndex)..<close])
+            let after = authority[authority.index(after: close)...]
+            if after.isEmpty {
+                port = 443
+            } else {
+                guard after.hasPrefix(":"), let number = Int(after.dropFirst()), (1...65535).contains(number) else {
+                    return nil
+                }
+                port = number
+            }
+        } else if let colon = authority.firstIndex(of: ":") {
+            host = String(authority[..<colon])
+            guard let number = Int(authority[authority.index(after: colon)...]), (1...65535).contains(number) else {
+                return nil
+            }
+            port = number
+        } else {
+            host = String(authority)
+            port = 443
+        }
+        guard !host.isEmpty else { return nil }
+    }
+
+    /// Whether the host is an IPv4 or IPv6 literal (no SNI; the certificate names the address).
+    var hostIsLiteral: Bool {
+        host.contains(":") || (host.split(separator: ".").count == 4 && host.allSatisfy { $0 == "." || $0.isNumber })
+    }
+}
