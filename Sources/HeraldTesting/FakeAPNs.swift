@@ -1,14 +1,13 @@
 public import Crypto
 import Foundation
 public import HeraldCore
-import Hummingbird
-import HummingbirdHTTP2
 import Logging
 import NIOCore
 import Synchronization
 
 /// A fake APNs provider API, in the manner of APNSwift's test server: HTTP/2 over TLS on loopback with a
-/// certificate made at start. It checks each request as Apple would (provider token signature and
+/// certificate made at start, served frame by frame (``FakeHTTP2Server``) so that a push benchmark
+/// spends little of the machine on the fake. It checks each request as Apple would (provider token signature and
 /// claims against the `.p8` public key, topic, push type, `apns-id`, token form, body and size),
 /// records it, and answers as scripted.
 public final class FakeAPNs: Sendable {
@@ -33,6 +32,7 @@ public final class FakeAPNs: Sendable {
     let teamID: String
     let topic: String
     private let core = FakeServerCore()
+    private let server = FakeHTTP2Server()
     private let log = Mutex<[Received]>([])
     private let boundPort = Mutex(0)
     private let counts = Mutex((accepted: 0, answered: 0))
@@ -57,23 +57,15 @@ public final class FakeAPNs: Sendable {
     @discardableResult
     public func start(port: Int = 0) async throws -> Int {
         let tls = try certificate.serverConfiguration(protocols: ["h2"])
-        let bound = try await core.start { onListening in
-            let router = Router(context: FakeRequestContext.self)
-            router.post("/3/device/:token") { request, context in try await self.handle(request, context: context) }
-            return Application(
-                router: router, server: try .http2Upgrade(tlsConfiguration: tls),
-                configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fake-apns"),
-                onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
-                logger: Logger(label: "fake-apns", factory: { _ in SwiftLogNoOpLogHandler() }))
-        }
+        let bound = try await server.start(port: port, tls: tls) { request in self.handle(request) }
         boundPort.withLock { $0 = bound }
         return bound
     }
 
-    public func stop() { core.stop() }
+    public func stop() { Task { await server.stopAndWait() } }
 
     /// Stops and returns once the port is closed (a client then gets "connection refused").
-    public func stopAndWait() async { await core.stopAndWait() }
+    public func stopAndWait() async { await server.stopAndWait() }
 
     public var url: String { "https://127.0.0.1:\(boundPort.withLock { $0 })" }
 
@@ -85,11 +77,16 @@ public final class FakeAPNs: Sendable {
     /// The next requests' answers, in order; afterwards every request is accepted.
     public func enqueue(_ answers: FakeAnswer...) { core.enqueue(answers) }
 
-    private func handle(_ request: Request, context: FakeRequestContext) async throws -> Response {
-        let token = context.parameters.get("token") ?? ""
-        let body = Array(try await request.body.collect(upTo: 1 << 20).readableBytesView)
+    private func handle(_ request: FakeHTTP2Server.Request) -> FakeHTTP2Server.Reply {
+        let prefix = "/3/device/"
+        guard request.method == "POST", request.path.hasPrefix(prefix) else {
+            return .respond(Self.error(request.method == "POST" ? 404 : 405, "BadPath"))
+        }
+        let path = String(request.path.prefix { $0 != "?" })
+        let token = String(path.dropFirst(prefix.count))
+        let body = request.body
         var headers: [String: String] = [:]
-        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        for (name, value) in request.headers { headers[name] = value }
         var problems: [String] = []
         let claims = checkToken(headers["authorization"], problems: &problems)
         if headers["apns-topic"] != topic { problems.append("apns-topic is \(headers["apns-topic"] ?? "missing")") }
@@ -105,26 +102,29 @@ public final class FakeAPNs: Sendable {
             log.withLock {
                 $0.append(
                     Received(
-                        path: request.uri.path, deviceToken: token, headers: headers, body: body, problems: problems,
-                        tokenClaims: claims, http2: FakeRequestContext.isHTTP2Stream(context.channel)))
+                        path: path, deviceToken: token, headers: headers, body: body, problems: problems,
+                        tokenClaims: claims, http2: true))
             }
         }
-        if claims == nil { return Self.error(403, "InvalidProviderToken") }
-        if !problems.isEmpty { return Self.error(400, "BadRequest") }
-        switch await core.nextAnswer().settle() {
+        if claims == nil { return .respond(Self.error(403, "InvalidProviderToken")) }
+        if !problems.isEmpty { return .respond(Self.error(400, "BadRequest")) }
+        var answer = core.nextAnswer()
+        var delay = 0
+        while case .delay(let milliseconds, let then) = answer {
+            delay += milliseconds
+            answer = then
+        }
+        let response: FakeHTTP2Server.Response
+        switch answer {
         case .accept, .delay:
             counts.withLock { $0.accepted += 1 }
-            return Response(status: .ok, headers: [.init("apns-id")!: headers["apns-id"] ?? UUID().uuidString])
+            response = .init(status: 200, headers: [("apns-id", headers["apns-id"] ?? UUID().uuidString)])
         case .reject(let status, let reason, let retryAfter):
-            var response = Self.error(status, reason)
-            if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
-            return response
+            response = Self.error(status, reason, retryAfter: retryAfter)
         case .drop:
-            // The stream's parent is the HTTP/2 connection: close it without answering.
-            context.channel.parent?.close(promise: nil)
-            context.channel.close(promise: nil)
-            return Self.error(500, "InternalServerError")
+            return .drop
         }
+        return delay > 0 ? .after(.milliseconds(Int64(delay)), response) : .respond(response)
     }
 
     /// Verifies `bearer <ES256 JWT>` as APNs does; returns its claims, or nil with a problem noted.
@@ -157,9 +157,11 @@ public final class FakeAPNs: Sendable {
         return claims
     }
 
-    /// APNs's error body: `{"reason": …}`.
-    static func error(_ status: Int, _ reason: String) -> Response {
-        FakeAnswer.json(status, .object([("reason", .string(reason))]))
+    /// APNs's error body: `{"reason": …}`, with `Retry-After` when given.
+    static func error(_ status: Int, _ reason: String, retryAfter: Int? = nil) -> FakeHTTP2Server.Response {
+        var headers = [("content-type", "application/json")]
+        if let retryAfter { headers.append(("retry-after", String(retryAfter))) }
+        return .init(status: status, headers: headers, body: JSONValue.object([("reason", .string(reason))]).jsonBytes)
     }
 }
 
