@@ -8,7 +8,7 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// A fake Web Push service (RFC 8030) on loopback over TLS, HTTP/2 or HTTP/1.1 by ALPN, with a
+/// A fake Web Push service (RFC 8030) on loopback over TLS, HTTP/2 (or HTTP/1.1 only, on request), with a
 /// certificate made at start for `localhost` and `127.0.0.1`. It takes `POST` on any path (an endpoint
 /// is whatever URL it handed out, query included), checks each request as a push service would (VAPID
 /// JWT signed by the `k` key for this origin, `aes128gcm` body of at most 4096 bytes, `TTL`,
@@ -36,6 +36,7 @@ public final class FakeWebPush: Sendable {
 
     public let certificate: SelfSignedCertificate
     private let core = FakeServerCore()
+    private let frameServer = FakeHTTP2Server()
     private let log = Mutex<[Received]>([])
     private let rules = Mutex<[String: [Answer]]>([:])
     private let boundPort = Mutex(0)
@@ -55,30 +56,40 @@ public final class FakeWebPush: Sendable {
         self.keepRequests = keepRequests
     }
 
-    /// Starts listening on 127.0.0.1 (`port` 0: a free one) and returns the port. Without `http2` it
-    /// plays a push service that speaks only HTTP/1.1 (ALPN offers nothing else).
+    /// Starts listening on 127.0.0.1 (`port` 0: a free one) and returns the port: over HTTP/2 only,
+    /// frame by frame (``FakeHTTP2Server``, cheap enough for benchmarks); without `http2`, as a push
+    /// service that speaks only HTTP/1.1 (Hummingbird; ALPN offers nothing else).
     @discardableResult
     public func start(port: Int = 0, http2: Bool = true) async throws -> Int {
-        let tls = try certificate.serverConfiguration(protocols: http2 ? ["h2", "http/1.1"] : ["http/1.1"])
-        let bound = try await core.start { onListening in
-            let router = Router(context: FakeRequestContext.self)
-            router.post("**") { request, context in
-                try await self.handle(request, http2: FakeRequestContext.isHTTP2Stream(context.channel))
+        let bound: Int
+        if http2 {
+            let tls = try certificate.serverConfiguration(protocols: ["h2"])
+            bound = try await frameServer.start(port: port, tls: tls) { request in
+                let (target, body) = (request.path, request.body)
+                return .respond(self.respond(target: target, headers: request.headers, body: body, http2: true))
             }
-            return Application(
-                router: router,
-                server: http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls),
-                configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fake-webpush"),
-                onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
-                logger: Logger(label: "fake-webpush", factory: { _ in SwiftLogNoOpLogHandler() }))
+        } else {
+            let tls = try certificate.serverConfiguration(protocols: ["http/1.1"])
+            bound = try await core.start { onListening in
+                let router = Router(context: FakeRequestContext.self)
+                router.post("**") { request, _ in try await self.handleHTTP1(request) }
+                return Application(
+                    router: router, server: try .tls(.http1(), tlsConfiguration: tls),
+                    configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "fake-webpush"),
+                    onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+                    logger: Logger(label: "fake-webpush", factory: { _ in SwiftLogNoOpLogHandler() }))
+            }
         }
         boundPort.withLock { $0 = bound }
         return bound
     }
 
-    public func stop() { core.stop() }
+    public func stop() { Task { await stopAndWait() } }
 
-    public func stopAndWait() async { await core.stopAndWait() }
+    public func stopAndWait() async {
+        await frameServer.stopAndWait()
+        await core.stopAndWait()
+    }
 
     public var port: Int { boundPort.withLock { $0 } }
 
@@ -97,11 +108,28 @@ public final class FakeWebPush: Sendable {
         rules.withLock { $0[target, default: []].append(contentsOf: answers) }
     }
 
-    private func handle(_ request: Request, http2: Bool) async throws -> Response {
+    private func handleHTTP1(_ request: Request) async throws -> Response {
         let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         let body = Array(try await request.body.collect(upTo: 1 << 16).readableBytesView)
+        let headers = request.headers.map { ($0.name.canonicalName, $0.value) }
+        let answer = respond(target: target, headers: headers, body: body, http2: false)
+        var response = Response(status: .init(code: answer.status))
+        for (name, value) in answer.headers {
+            switch name {
+            case "location": response.headers[.location] = value
+            case "retry-after": response.headers[.retryAfter] = value
+            default: break
+            }
+        }
+        return response
+    }
+
+    /// Checks a request as a push service would, records it, and picks its answer by the rules.
+    private func respond(
+        target: String, headers fields: [(String, String)], body: [UInt8], http2: Bool
+    ) -> FakeHTTP2Server.Response {
         var headers: [String: String] = [:]
-        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        for (name, value) in fields { headers[name] = value }
         var problems: [String] = []
         let claims = checkVAPID(headers["authorization"], problems: &problems)
         if headers["content-encoding"] != "aes128gcm" { problems.append("content-encoding is not aes128gcm") }
@@ -120,8 +148,8 @@ public final class FakeWebPush: Sendable {
                         http2: http2))
             }
         }
-        if claims == nil { return Response(status: .unauthorized) }
-        if !problems.isEmpty { return Response(status: .badRequest) }
+        if claims == nil { return .init(status: 401) }
+        if !problems.isEmpty { return .init(status: 400) }
         let next = rules.withLock { rules -> Answer? in
             guard var queue = rules[target], !queue.isEmpty else { return nil }
             let first = queue.removeFirst()
@@ -131,14 +159,12 @@ public final class FakeWebPush: Sendable {
         switch next {
         case nil:
             counts.withLock { $0.accepted += 1 }
-            return Response(status: .created, headers: [.location: "https://localhost/m/\(UUID().uuidString)"])
+            return .init(status: 201, headers: [("location", "https://localhost/m/\(UUID().uuidString)")])
         case .status(let status, let retryAfter)?:
             if (200..<300).contains(status) { counts.withLock { $0.accepted += 1 } }
-            var response = Response(status: .init(code: status))
-            if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
-            return response
+            return .init(status: status, headers: retryAfter.map { [("retry-after", String($0))] } ?? [])
         case .redirect(let status, let location)?:
-            return Response(status: .init(code: status), headers: [.location: location])
+            return .init(status: status, headers: [("location", location)])
         }
     }
 
