@@ -64,6 +64,10 @@ public final class FakeAPNs: Sendable {
 
     public func stop() { Task { await server.stopAndWait() } }
 
+    /// Stops reading from the connections open now, as a paused or vanished APNs would (no answers,
+    /// no PING acks); new connections are served as before.
+    public func goSilent() { server.goSilent() }
+
     /// Stops and returns once the port is closed (a client then gets "connection refused").
     public func stopAndWait() async { await server.stopAndWait() }
 

@@ -71,6 +71,15 @@ final class FakeHTTP2Server: Sendable {
         channel.closeFuture.whenComplete { [self] _ in _ = state.withLock { $0.connections.removeValue(forKey: id) } }
     }
 
+    /// Stops reading from every open connection, as a peer that was paused or vanished: nothing is
+    /// answered any more, not even a PING. New connections are served as before.
+    func goSilent() {
+        let connections = state.withLock { Array($0.connections.values) }
+        for connection in connections {
+            connection.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        }
+    }
+
     /// Stops listening and closes every connection; returns once the listening socket is closed.
     func stopAndWait() async {
         let (listener, connections) = state.withLock { state in

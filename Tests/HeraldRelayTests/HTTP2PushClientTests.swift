@@ -18,14 +18,14 @@ import Testing
         let provider: APNsProvider
         let caFile: String
 
-        init(timeout: TimeAmount = .seconds(10)) async throws {
+        init(timeout: TimeAmount = .seconds(10), health: HTTP2Health = HTTP2Health()) async throws {
             let key = P256.Signing.PrivateKey()
             fake = try FakeAPNs(
                 publicKey: key.publicKey, keyID: "KEY123", teamID: "TEAM45", topic: "org.example.herald")
             try await fake.start()
             caFile = NSTemporaryDirectory() + "fake-apns-\(UUID().uuidString).pem"
             try fake.certificate.writeCertificate(to: caFile)
-            transport = try HTTP2PushTransport(caFile: caFile, timeout: timeout)
+            transport = try HTTP2PushTransport(caFile: caFile, timeout: timeout, health: health)
             let tokens = APNsTokenAuthority(
                 key: key, keyID: "KEY123", teamID: "TEAM45", clock: { Int64(Date().timeIntervalSince1970) })
             provider = APNsProvider(
@@ -81,6 +81,43 @@ import Testing
         #expect(second !== first, "a new connection")
         #expect(!second.isRetired)
         await setup.tearDown()
+    }
+
+    @Test func anIdleConnectionWhosePeerFellSilentIsFoundByPingAndReplaced() async throws {
+        let setup = try await APNsSetup(health: HTTP2Health(idle: .seconds(1), pingTimeout: .seconds(4)))
+        #expect(await setup.provider.deliver(F.push()) == .sent)
+        let origin = try #require(PushURL(setup.fake.url)).origin
+        let first = try #require(setup.transport.http2.connection(forKey: origin))
+        // Idle past a PING or two, answered: the connection stays.
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(!first.isRetired, "a connection whose PINGs are answered is kept")
+
+        setup.fake.goSilent()
+        var waited = 0
+        while !first.isRetired && waited < 200 {
+            try await Task.sleep(for: .milliseconds(100))
+            waited += 1
+        }
+        #expect(first.isRetired, "an unanswered PING retires the connection")
+        #expect(await setup.provider.deliver(F.push()) == .sent, "the next push goes on a new connection")
+        #expect(setup.transport.http2.connection(forKey: origin) !== first)
+        await setup.tearDown()
+    }
+
+    @Test func aServiceThatNeverFinishesTheHandshakeFailsTheSendInsteadOfHoldingIt() async throws {
+        let listener = SilentListener()
+        let port = try await listener.start()
+        let transport = try HTTP2PushTransport(
+            caFile: nil, timeout: .seconds(30), health: HTTP2Health(handshakeTimeout: .milliseconds(500)))
+        let request = PushHTTPRequest(url: "https://127.0.0.1:\(port)/3/device/ab", headers: [], body: [1])
+        do {
+            _ = try await transport.send(request)
+            Issue.record("a send to a silent service must fail")
+        } catch {
+            #expect("\(error)".contains("no TLS handshake"), "\(error)")
+        }
+        try await transport.shutdown()
+        await listener.stop()
     }
 
     @Test(arguments: [true, false])

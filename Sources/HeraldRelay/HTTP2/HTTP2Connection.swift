@@ -62,7 +62,8 @@ final class HTTP2Connection: Sendable {
 
     /// Connects, completes TLS, and checks that the service chose `h2` (else ``HTTP2PushError/notHTTP2``).
     static func connect(
-        to target: Target, sslContext: NIOSSLContext, group: any EventLoopGroup, timeout: TimeAmount
+        to target: Target, sslContext: NIOSSLContext, group: any EventLoopGroup, timeout: TimeAmount,
+        health: HTTP2Health
     ) -> EventLoopFuture<HTTP2Connection> {
         let eventLoop = group.next()
         let ready = eventLoop.makePromise(of: HTTP2Connection.self)
@@ -81,7 +82,7 @@ final class HTTP2Connection: Sendable {
                         }
                         do {
                             let exchanges = HTTP2ExchangeHandler(
-                                authority: target.authority, timeout: timeout,
+                                authority: target.authority, timeout: timeout, health: health,
                                 onRetire: { retiredFlag.value.store(true, ordering: .relaxed) })
                             try channel.pipeline.syncOperations.addHandlers([
                                 NIOHTTP2Handler(mode: .client, initialSettings: settings), exchanges,
@@ -110,7 +111,19 @@ final class HTTP2Connection: Sendable {
             } else {
                 bootstrap.connect(host: target.host, port: target.port)
             }
-        connected.whenFailure { ready.fail($0) }
+        connected.whenComplete { result in
+            switch result {
+            case .failure(let error): ready.fail(error)
+            case .success(let channel):
+                // A peer that takes the TCP connection and then says nothing would otherwise keep every
+                // request for this service waiting on the handshake.
+                let deadline = channel.eventLoop.scheduleTask(in: health.handshakeTimeout) {
+                    ready.fail(HTTP2PushError.connectionFailed("no TLS handshake within \(health.handshakeTimeout)"))
+                    channel.close(promise: nil)
+                }
+                ready.futureResult.whenComplete { _ in deadline.cancel() }
+            }
+        }
         return ready.futureResult
     }
 }

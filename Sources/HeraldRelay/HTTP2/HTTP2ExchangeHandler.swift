@@ -23,6 +23,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
 
     private let authority: String
     private let timeout: TimeAmount
+    private let health: HTTP2Health
     /// Called once when the connection stops taking requests (GOAWAY, closed, stalled), so its pool
     /// makes a new one for the next request.
     private let onRetire: @Sendable () -> Void
@@ -35,10 +36,17 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     /// Answer bytes read since the last connection WINDOW_UPDATE.
     private var unacknowledgedBytes = 0
     private var sweep: Scheduled<Void>?
+    /// When a frame last arrived, and when the PING now awaiting its ack left (nil: none).
+    private var lastRead = NIODeadline.now()
+    private var pingSent: NIODeadline?
 
-    init(authority: String, timeout: TimeAmount, onRetire: @escaping @Sendable () -> Void) {
+    init(
+        authority: String, timeout: TimeAmount, health: HTTP2Health = HTTP2Health(),
+        onRetire: @escaping @Sendable () -> Void
+    ) {
         self.authority = authority
         self.timeout = timeout
+        self.health = health
         self.onRetire = onRetire
     }
 
@@ -54,6 +62,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         sweep = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { [weak self] in
             guard let self, let context = self.context else { return }
             self.expireOverdue()
+            self.checkHealth(context)
             self.scheduleSweep(context)
         }
     }
@@ -113,7 +122,10 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        lastRead = .now()
         switch frame.payload {
+        case .ping(_, ack: true):
+            pingSent = nil
         case .headers(let payload):
             readHeaders(payload.headers, of: frame.streamID)
             if payload.endStream { finish(frame.streamID) }
@@ -124,6 +136,11 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
                 if exchange.body.count + buffer.readableBytes > exchange.answerLimit {
                     exchanges[frame.streamID] = nil
                     exchange.promise.fail(HTTP2PushError.answerTooLarge(limit: exchange.answerLimit))
+                    // The rest of that answer is not wanted: the service may stop sending it.
+                    context.write(
+                        wrapOutboundOut(HTTP2Frame(streamID: frame.streamID, payload: .rstStream(.cancel))),
+                        promise: nil)
+                    scheduleFlush(context)
                     return
                 }
                 exchange.body.append(contentsOf: buffer.readableBytesView)
@@ -195,6 +212,24 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         context?.close(promise: nil)
     }
 
+    /// A connection with nothing to answer is PINGed after `health.idle` without a frame; one whose
+    /// PING goes unanswered for `health.pingTimeout` is retired and closed. A connection that died
+    /// silently while idle (a NAT's mapping gone, a peer that vanished) is thus replaced before the
+    /// next pushes are sent on it, rather than after they have waited out their deadline.
+    private func checkHealth(_ context: ChannelHandlerContext) {
+        let now = NIODeadline.now()
+        if let pingSent {
+            guard now - pingSent >= health.pingTimeout else { return }
+            retire()
+            context.close(promise: nil)
+        } else if exchanges.isEmpty, !retired, now - lastRead >= health.idle {
+            pingSent = now
+            context.writeAndFlush(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(), ack: false))),
+                promise: nil)
+        }
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         closed = true
         retire()
@@ -239,6 +274,13 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     static func lowercased(_ name: String) -> String {
         name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name
     }
+}
+
+/// When an idle connection is checked with a PING, and how long its ack may take; also how long a new connection may take over its TLS handshake.
+struct HTTP2Health: Sendable {
+    var idle: TimeAmount = .seconds(60)
+    var pingTimeout: TimeAmount = .seconds(10)
+    var handshakeTimeout: TimeAmount = .seconds(10)
 }
 
 /// How an HTTP/2 exchange with a push service failed before an answer (all worth a retry).

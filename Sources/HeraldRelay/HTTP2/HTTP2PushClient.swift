@@ -20,7 +20,12 @@ final class HTTP2PushClient: Sendable {
     private let maximumConnections: Int
     private let slots = Mutex<(byKey: [String: Slot], order: [String])>(([:], []))
 
-    init(tls: TLSConfiguration, timeout: TimeAmount, maximumConnections: Int = 64) throws {
+    private let health: HTTP2Health
+
+    init(
+        tls: TLSConfiguration, timeout: TimeAmount, maximumConnections: Int = 64, health: HTTP2Health = HTTP2Health()
+    ) throws {
+        self.health = health
         var tls = tls
         // http/1.1 offered too, so that a service without HTTP/2 completes the handshake and says so.
         tls.applicationProtocols = ["h2", "http/1.1"]
@@ -49,7 +54,7 @@ final class HTTP2PushClient: Sendable {
             case .http1Only: return .http1Only
             case .ready, nil:
                 let future = HTTP2Connection.connect(
-                    to: target(), sslContext: sslContext, group: group, timeout: timeout)
+                    to: target(), sslContext: sslContext, group: group, timeout: timeout, health: health)
                 made = future
                 if slots.byKey.updateValue(.connecting(future), forKey: key) == nil { slots.order.append(key) }
                 while slots.order.count > maximumConnections {

@@ -9,9 +9,13 @@ public final class HTTP2PushTransport: PushHTTPTransport {
     let fallback: AsyncHTTPClientTransport
     static let answerLimit = 1 << 20
 
-    public init(caFile: String? = nil, timeout: TimeAmount = .seconds(30)) throws {
+    public convenience init(caFile: String? = nil, timeout: TimeAmount = .seconds(30)) throws {
+        try self.init(caFile: caFile, timeout: timeout, health: HTTP2Health())
+    }
+
+    init(caFile: String?, timeout: TimeAmount, health: HTTP2Health) throws {
         http2 = try HTTP2PushClient(
-            tls: try AsyncHTTPClientTransport.tlsConfiguration(caFile: caFile), timeout: timeout)
+            tls: try AsyncHTTPClientTransport.tlsConfiguration(caFile: caFile), timeout: timeout, health: health)
         fallback = try AsyncHTTPClientTransport(caFile: caFile, timeout: timeout)
     }
 
