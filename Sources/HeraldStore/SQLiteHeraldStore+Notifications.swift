@@ -163,7 +163,7 @@ extension SQLiteHeraldStore {
     public func record(_ results: [PushAttemptResult]) async throws {
         guard !results.isEmpty else { return }
         try await groupedWrite { db in
-            // Most outcomes are "sent": one statement for all of them, the rest row by row.
+            // Most outcomes are "sent": one statement for all of them.
             let sent = results.filter { $0.disposition == .sent }.map(\.id)
             if !sent.isEmpty {
                 let update = try RawStatement(
@@ -177,25 +177,56 @@ extension SQLiteHeraldStore {
                 update.bind(1, Self.jsonArray(sent))
                 try update.execute()
             }
-            for result in results where result.disposition != .sent {
+            // The rest grouped by what they set (a provider that fails every push, or one missing,
+            // fails a whole batch with one reason): one statement per distinct outcome.
+            for (key, ids) in Self.outcomeGroups(results.filter { $0.disposition != .sent }) {
                 let update = try RawStatement(
                     db,
                     """
                     UPDATE push_outbox
                     SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = COALESCE(?, last_error),
                         claimed_until = NULL, claimed_by = NULL
-                    WHERE id = ? AND status = 'queued'
+                    WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'
                     """)
-                update.bind(1, result.status)
-                if case .retry(let at) = result.disposition {
-                    update.bind(2, at)
-                } else {
-                    update.bind(2, Int64(0))
-                }
-                if let error = result.error { update.bind(3, error) }
-                update.bind(4, result.id)
+                update.bind(1, key.status)
+                update.bind(2, key.nextAttemptAt)
+                if let error = key.error { update.bind(3, error) }
+                update.bind(4, Self.jsonArray(ids))
                 try update.execute()
             }
+        }
+    }
+
+    /// Ids by the outcome they record, in the order outcomes first appear. When one push has more than
+    /// one outcome in the call, each is its own group, in order, so the last one decides, as if one by one.
+    private static func outcomeGroups(_ results: [PushAttemptResult]) -> [(OutcomeKey, [Int64])] {
+        guard Set(results.map(\.id)).count == results.count else {
+            return results.map { (OutcomeKey($0), [$0.id]) }
+        }
+        var groups: [(OutcomeKey, [Int64])] = []
+        var index: [OutcomeKey: Int] = [:]
+        for result in results {
+            let key = OutcomeKey(result)
+            if let at = index[key] {
+                groups[at].1.append(result.id)
+            } else {
+                index[key] = groups.count
+                groups.append((key, [result.id]))
+            }
+        }
+        return groups
+    }
+
+    /// What an outcome other than "sent" writes to its row.
+    private struct OutcomeKey: Hashable {
+        let status: String
+        let nextAttemptAt: Int64
+        let error: String?
+
+        init(_ result: PushAttemptResult) {
+            status = result.status
+            if case .retry(let at) = result.disposition { nextAttemptAt = at } else { nextAttemptAt = 0 }
+            error = result.error
         }
     }
 

@@ -85,6 +85,43 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.available)
+    func manyOutcomesInOneCallEachReachTheirOwnRow(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 8)
+            _ = try await store.submit(
+                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 6))
+            let due = try await store.duePushes(now: 1_000, limit: 10)
+            #expect(due.count == 8)
+            // As a batch comes back from a provider that is missing or down: many alike, some not.
+            try await store.record([
+                PushAttemptResult(id: due[0].id, disposition: .failed, error: "no APNs provider configured"),
+                PushAttemptResult(id: due[1].id, disposition: .sent),
+                PushAttemptResult(id: due[2].id, disposition: .failed, error: "no APNs provider configured"),
+                PushAttemptResult(id: due[3].id, disposition: .retry(at: 1_020), error: "503"),
+                PushAttemptResult(id: due[4].id, disposition: .failed, error: "400 BadDeviceToken"),
+                PushAttemptResult(id: due[5].id, disposition: .retry(at: 1_020), error: "503"),
+                PushAttemptResult(id: due[6].id, disposition: .retry(at: 1_030), error: "429"),
+                PushAttemptResult(id: due[7].id, disposition: .failed, error: "no APNs provider configured"),
+            ])
+            #expect(try await store.pushCounts() == ["sent": 1, "failed": 4, "queued": 3])
+            #expect(try await store.duePushes(now: 1_019, limit: 10).isEmpty)
+            #expect(Set(try await store.duePushes(now: 1_020, limit: 10).map(\.id)) == [due[3].id, due[5].id])
+            #expect(try await store.duePushes(now: 1_030, limit: 10).count == 3)
+            var errors: [String?] = []
+            for push in due {
+                let sid = try #require(push.sid)
+                let report = try #require(try await store.pushReport(sid: sid))
+                errors += report.pushes.map(\.lastError)
+            }
+            #expect(
+                errors.map { $0 ?? "" }.sorted() == [
+                    "", "400 BadDeviceToken", "429", "503", "503", "no APNs provider configured",
+                    "no APNs provider configured", "no APNs provider configured",
+                ])
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func onlyFinishedPushesArePruned(_ backend: StoreBackend) async throws {
         try await backend.withStore { store in
             try await Fixtures.seed(store, subscribers: 4)
