@@ -68,6 +68,10 @@ public final class FakeAPNs: Sendable {
     /// no PING acks); new connections are served as before.
     public func goSilent() { server.goSilent() }
 
+    /// Sends GOAWAY on the connections open now (as APNs does before closing one): the requests it
+    /// took are still answered; later ones need a new connection.
+    public func goAway() { server.goAway() }
+
     /// Stops and returns once the port is closed (a client then gets "connection refused").
     public func stopAndWait() async { await server.stopAndWait() }
 

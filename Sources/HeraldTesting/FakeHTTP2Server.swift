@@ -80,6 +80,15 @@ final class FakeHTTP2Server: Sendable {
         }
     }
 
+    /// Sends GOAWAY on every open connection, naming the last stream it took: requests already taken
+    /// are still answered there; a client must open a new connection for the next ones.
+    func goAway() {
+        let connections = state.withLock { Array($0.connections.values) }
+        for connection in connections { connection.pipeline.fireUserInboundEventTriggered(GoAway()) }
+    }
+
+    struct GoAway: Sendable {}
+
     /// Stops listening and closes every connection; returns once the listening socket is closed.
     func stopAndWait() async {
         let (listener, connections) = state.withLock { state in
@@ -101,11 +110,23 @@ private final class FakeHTTP2StreamsHandler: ChannelInboundHandler {
     private var flushPending = false
     private var unacknowledgedBytes = 0
     private var closed = false
+    private var lastStreamID = HTTP2StreamID(0)
 
     init(handler: @escaping FakeHTTP2Server.Handler) { self.handler = handler }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is FakeHTTP2Server.GoAway else { return context.fireUserInboundEventTriggered(event) }
+        context.writeAndFlush(
+            wrapOutboundOut(
+                HTTP2Frame(
+                    streamID: .rootStream,
+                    payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil))),
+            promise: nil)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        if frame.streamID > lastStreamID { lastStreamID = frame.streamID }
         switch frame.payload {
         case .headers(let payload):
             var request = requests[frame.streamID] ?? FakeHTTP2Server.Request()

@@ -75,11 +75,38 @@ import Testing
         #expect(reason.contains("no answer before the deadline"), "\(reason)")
         #expect(first.isRetired)
         try await first.channel.closeFuture.get()
+        await #expect(throws: HTTP2PushError.retiredBeforeSending) {
+            _ = try await first.send(
+                PushHTTPRequest(url: setup.fake.url, headers: [], body: []), path: "/", answerLimit: 10)
+        }
 
         #expect(await setup.provider.deliver(F.push()) == .sent)
         let second = try #require(setup.transport.http2.connection(forKey: origin))
         #expect(second !== first, "a new connection")
         #expect(!second.isRetired)
+        await setup.tearDown()
+    }
+
+    @Test func aGoAwayLetsTheRequestsItTookFinishAndSendsTheNextOnesOnANewConnection() async throws {
+        let setup = try await APNsSetup()
+        #expect(await setup.provider.deliver(F.push()) == .sent)
+        let origin = try #require(PushURL(setup.fake.url)).origin
+        let first = try #require(setup.transport.http2.connection(forKey: origin))
+        setup.fake.enqueue(.delay(milliseconds: 1500, then: .accept))
+        async let taken = setup.provider.deliver(F.push())
+        try await Task.sleep(for: .milliseconds(500))
+        setup.fake.goAway()
+        var waited = 0
+        while !first.isRetired && waited < 100 {
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
+        #expect(first.isRetired, "GOAWAY retires the connection")
+        #expect(await setup.provider.deliver(F.push()) == .sent, "the next push goes on a new connection")
+        #expect(setup.transport.http2.connection(forKey: origin) !== first)
+        #expect(await taken == .sent, "the push the service took before its GOAWAY is still answered")
+        try await first.channel.closeFuture.get()
+        #expect(setup.fake.received.count == 3)
         await setup.tearDown()
     }
 

@@ -76,11 +76,12 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     /// Starts one request. Fails at once when the connection no longer takes requests.
     func start(_ request: PushHTTPRequest, path: String, answerLimit: Int, promise: EventLoopPromise<PushHTTPResponse>)
     {
-        guard let context, !retired, !closed, nextStreamID < Int32.max - 2 else {
-            retire()
-            promise.fail(HTTP2PushError.connectionClosed)
+        guard context != nil, !retired, !closed, nextStreamID < Int32.max - 2 else {
+            retireWhenIdle()
+            promise.fail(HTTP2PushError.retiredBeforeSending)
             return
         }
+        guard let context else { return }
         let streamID = HTTP2StreamID(nextStreamID)
         nextStreamID += 2
         var headers = HPACKHeaders()
@@ -286,6 +287,8 @@ struct HTTP2Health: Sendable {
 /// How an HTTP/2 exchange with a push service failed before an answer (all worth a retry).
 enum HTTP2PushError: Error, CustomStringConvertible, Equatable {
     case connectionClosed
+    /// The connection had stopped taking requests when this one came: nothing was sent.
+    case retiredBeforeSending
     case connectionFailed(String)
     case timedOut
     case streamReset(String)
@@ -294,9 +297,18 @@ enum HTTP2PushError: Error, CustomStringConvertible, Equatable {
     case answerTooLarge(limit: Int)
     case notHTTP2
 
+    /// Sure not to have been processed by the service, so worth sending again at once.
+    var neverReachedTheService: Bool {
+        switch self {
+        case .retiredBeforeSending, .goingAway: true
+        default: false
+        }
+    }
+
     var description: String {
         switch self {
         case .connectionClosed: "the HTTP/2 connection closed before the answer"
+        case .retiredBeforeSending: "the HTTP/2 connection was closing; the request was not sent"
         case .connectionFailed(let reason): "the HTTP/2 connection failed: \(reason)"
         case .timedOut: "no answer before the deadline (the connection is dropped)"
         case .streamReset(let code): "the service reset the stream (\(code))"

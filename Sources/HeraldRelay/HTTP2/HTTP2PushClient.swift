@@ -41,7 +41,14 @@ final class HTTP2PushClient: Sendable {
         answerLimit: Int
     ) async throws -> PushHTTPResponse? {
         guard let connection = try await connection(key: key, target: target) else { return nil }
-        return try await connection.send(request, path: path, answerLimit: answerLimit)
+        do {
+            return try await connection.send(request, path: path, answerLimit: answerLimit)
+        } catch let error as HTTP2PushError where error.neverReachedTheService {
+            // The connection retired (GOAWAY, a stall, its stream ids used up) before this request
+            // left, or the service's GOAWAY says it never took it: once more, on a new connection.
+            guard let fresh = try await self.connection(key: key, target: target) else { return nil }
+            return try await fresh.send(request, path: path, answerLimit: answerLimit)
+        }
     }
 
     private func connection(key: String, target: () -> HTTP2Connection.Target) async throws -> HTTP2Connection? {
