@@ -21,6 +21,30 @@ import Testing
         #expect(latency["p50"] != nil)
     }
 
+    @Test func benchRegisterSendsEveryRegistrationAndPrintsTheServersCPU() async throws {
+        let folder = NSTemporaryDirectory() + "herald-bench-register-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(databasePath: folder + "/bench.sqlite")
+        try await server.start()
+        defer { server.kill(SIGKILL) }
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        // Plain http://: the connections write the requests' bytes themselves (PlainHTTPLoad).
+        let result = try cli.run([
+            "bench", "register", "--server", server.baseURL, "--requests", "45", "--concurrency", "4", "--json",
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(json["requests"] as? Int == 45)
+        #expect(json["statuses"] as? [String: Int] == ["200": 45], "every registration verified and stored")
+        #expect(json["transportErrors"] as? Int == 0)
+        #expect((json["serverCPUMicrosecondsPerRequest"] as? Double ?? 0) > 0)
+        let latency = try #require(json["latencyMilliseconds"] as? [String: Double])
+        #expect((latency["p50"] ?? 0) > 0 && (latency["max"] ?? 0) >= (latency["p99"] ?? 0))
+    }
+
     @Test func benchPushRefusesNonsense() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }

@@ -53,12 +53,28 @@ enum RegisterBenchLoad {
     static func run(
         bodies: [[UInt8]], url: String, concurrency: Int, progress: ProgressLine? = nil
     ) async throws -> Result {
+        let start = ContinuousClock.now
+        let tallies: [Tally]
+        if let parsed = URL(string: url), parsed.scheme == "http", let host = parsed.host {
+            tallies = try await PlainHTTPLoad.run(
+                bodies: bodies, host: host, port: parsed.port ?? 80, path: parsed.path, concurrency: concurrency,
+                progress: progress)
+        } else {
+            tallies = try await throughAsyncHTTPClient(
+                bodies: bodies, url: url, concurrency: concurrency, progress: progress)
+        }
+        return summary(of: tallies, seconds: (ContinuousClock.now - start).seconds)
+    }
+
+    /// For `https://` servers: AsyncHTTPClient, whose own CPU competes with a local server's.
+    static func throughAsyncHTTPClient(
+        bodies: [[UInt8]], url: String, concurrency: Int, progress: ProgressLine?
+    ) async throws -> [Tally] {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
         configuration.connectionPool.idleTimeout = .seconds(60)
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        let start = ContinuousClock.now
         let tallies = await withTaskGroup(of: Tally.self) { group in
             for worker in 0..<concurrency {
                 group.addTask {
@@ -86,8 +102,11 @@ enum RegisterBenchLoad {
             }
             return await group.reduce(into: [Tally]()) { $0.append($1) }
         }
-        let elapsed = (ContinuousClock.now - start).seconds
         try await client.shutdown()
+        return tallies
+    }
+
+    static func summary(of tallies: [Tally], seconds elapsed: Double) -> Result {
         var latencies = tallies.flatMap(\.latencies)
         latencies.sort()
         var statuses: [String: Int] = [:]
