@@ -40,8 +40,12 @@ final class HTTP2Connection: Sendable {
     func send(_ request: PushHTTPRequest, path: String, answerLimit: Int) async throws -> PushHTTPResponse {
         let promise = channel.eventLoop.makePromise(of: PushHTTPResponse.self)
         let handler = self.handler
-        channel.eventLoop.execute {
+        if channel.eventLoop.inEventLoop {
             handler.value.start(request, path: path, answerLimit: answerLimit, promise: promise)
+        } else {
+            channel.eventLoop.execute {
+                handler.value.start(request, path: path, answerLimit: answerLimit, promise: promise)
+            }
         }
         return try await promise.futureResult.get()
     }
@@ -62,10 +66,9 @@ final class HTTP2Connection: Sendable {
 
     /// Connects, completes TLS, and checks that the service chose `h2` (else ``HTTP2PushError/notHTTP2``).
     static func connect(
-        to target: Target, sslContext: NIOSSLContext, group: any EventLoopGroup, timeout: TimeAmount,
+        to target: Target, sslContext: NIOSSLContext, on eventLoop: any EventLoop, timeout: TimeAmount,
         health: HTTP2Health
     ) -> EventLoopFuture<HTTP2Connection> {
-        let eventLoop = group.next()
         let ready = eventLoop.makePromise(of: HTTP2Connection.self)
         let retiredFlag = RetiredFlag()
         let bootstrap = ClientBootstrap(group: eventLoop)

@@ -4,7 +4,7 @@ import NIOSSL
 import Synchronization
 
 /// HTTP/2 connections to push services, one per key (an origin, or an origin and the address checked
-/// for it), made on first use and made again when one retires. Requests that arrive while a
+/// for it) and event loop, made on first use and made again when one retires. Requests that arrive while a
 /// connection is being made wait for it rather than each opening their own. A service that does not
 /// offer HTTP/2 is remembered, and its requests go elsewhere (the caller's HTTP/1 client).
 final class HTTP2PushClient: Sendable {
@@ -14,11 +14,27 @@ final class HTTP2PushClient: Sendable {
         case http1Only
     }
 
+    /// A connection per service and event loop: a send made on an event loop (as `herald serve` runs
+    /// its tasks) uses that loop's connection, so it starts its stream without a thread hop and the
+    /// loops share the work of one busy service; a send from elsewhere uses one fixed loop's.
+    private struct SlotKey: Hashable {
+        let key: String
+        let loop: ObjectIdentifier
+    }
+
+    private struct Slots {
+        var byKey: [SlotKey: Slot] = [:]
+        var order: [SlotKey] = []
+        /// Services found not to offer HTTP/2, whatever the loop.
+        var http1Only: Set<String> = []
+    }
+
     private let sslContext: NIOSSLContext
     private let group: any EventLoopGroup
+    private let defaultLoop: any EventLoop
     private let timeout: TimeAmount
     private let maximumConnections: Int
-    private let slots = Mutex<(byKey: [String: Slot], order: [String])>(([:], []))
+    private let slots = Mutex(Slots())
 
     private let health: HTTP2Health
 
@@ -31,6 +47,7 @@ final class HTTP2PushClient: Sendable {
         tls.applicationProtocols = ["h2", "http/1.1"]
         sslContext = try NIOSSLContext(configuration: tls)
         group = MultiThreadedEventLoopGroup.singleton
+        defaultLoop = group.next()
         self.timeout = timeout
         self.maximumConnections = maximumConnections
     }
@@ -51,17 +68,20 @@ final class HTTP2PushClient: Sendable {
         }
     }
 
-    private func connection(key: String, target: () -> HTTP2Connection.Target) async throws -> HTTP2Connection? {
+    private func connection(key plain: String, target: () -> HTTP2Connection.Target) async throws -> HTTP2Connection? {
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? defaultLoop
+        let key = SlotKey(key: plain, loop: ObjectIdentifier(loop))
         var made: EventLoopFuture<HTTP2Connection>?
         var evicted: [HTTP2Connection] = []
         let slot = slots.withLock { slots -> Slot in
+            if slots.http1Only.contains(plain) { return .http1Only }
             switch slots.byKey[key] {
             case .ready(let connection) where !connection.isRetired: return .ready(connection)
             case .connecting(let future): return .connecting(future)
             case .http1Only: return .http1Only
             case .ready, nil:
                 let future = HTTP2Connection.connect(
-                    to: target(), sslContext: sslContext, group: group, timeout: timeout, health: health)
+                    to: target(), sslContext: sslContext, on: loop, timeout: timeout, health: health)
                 made = future
                 if slots.byKey.updateValue(.connecting(future), forKey: key) == nil { slots.order.append(key) }
                 while slots.order.count > maximumConnections {
@@ -86,24 +106,38 @@ final class HTTP2PushClient: Sendable {
     }
 
     private func settle(
-        _ key: String, _ future: EventLoopFuture<HTTP2Connection>, _ result: Result<HTTP2Connection, any Error>
+        _ key: SlotKey, _ future: EventLoopFuture<HTTP2Connection>, _ result: Result<HTTP2Connection, any Error>
     ) {
-        slots.withLock { slots in
-            guard case .connecting(let current)? = slots.byKey[key], current === future else { return }
+        let orphan = slots.withLock { slots -> HTTP2Connection? in
+            guard case .connecting(let current)? = slots.byKey[key], current === future else {
+                // Evicted while it was being made: nobody will use it, so it must not stay open.
+                if case .success(let connection) = result { return connection }
+                return nil
+            }
             switch result {
             case .success(let connection): slots.byKey[key] = .ready(connection)
-            case .failure(HTTP2PushError.notHTTP2): slots.byKey[key] = .http1Only
+            case .failure(HTTP2PushError.notHTTP2):
+                slots.byKey[key] = .http1Only
+                slots.http1Only.insert(key.key)
             case .failure:
                 // The next request tries again.
                 slots.byKey[key] = nil
                 slots.order.removeAll { $0 == key }
             }
+            return nil
         }
+        orphan?.retire()
     }
 
     /// The connection made for `key`, retired or not (tests look at which one a request used).
     func connection(forKey key: String) -> HTTP2Connection? {
-        slots.withLock { if case .ready(let connection)? = $0.byKey[key] { connection } else { nil } }
+        slots.withLock { slots in
+            if case .ready(let connection)? = slots.byKey[SlotKey(key: key, loop: ObjectIdentifier(defaultLoop))] {
+                connection
+            } else {
+                nil
+            }
+        }
     }
 
     /// Connections made and not retired.
@@ -115,7 +149,7 @@ final class HTTP2PushClient: Sendable {
 
     func shutdown() async {
         let all = slots.withLock { slots -> [HTTP2Connection] in
-            defer { slots = ([:], []) }
+            defer { slots = Slots() }
             return slots.byKey.values.compactMap { if case .ready(let connection) = $0 { connection } else { nil } }
         }
         for connection in all { try? await connection.channel.close() }
