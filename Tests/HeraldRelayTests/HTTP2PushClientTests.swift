@@ -96,11 +96,7 @@ import Testing
         async let taken = setup.provider.deliver(F.push())
         try await Task.sleep(for: .milliseconds(500))
         setup.fake.goAway()
-        var waited = 0
-        while !first.isRetired && waited < 100 {
-            try await Task.sleep(for: .milliseconds(50))
-            waited += 1
-        }
+        try await Self.waitUntilRetired(first, seconds: 5)
         #expect(first.isRetired, "GOAWAY retires the connection")
         #expect(await setup.provider.deliver(F.push()) == .sent, "the next push goes on a new connection")
         #expect(setup.transport.http2.connection(forKey: origin) !== first)
@@ -120,11 +116,7 @@ import Testing
         #expect(!first.isRetired, "a connection whose PINGs are answered is kept")
 
         setup.fake.goSilent()
-        var waited = 0
-        while !first.isRetired && waited < 200 {
-            try await Task.sleep(for: .milliseconds(100))
-            waited += 1
-        }
+        try await Self.waitUntilRetired(first, seconds: 20)
         #expect(first.isRetired, "an unanswered PING retires the connection")
         #expect(await setup.provider.deliver(F.push()) == .sent, "the next push goes on a new connection")
         #expect(setup.transport.http2.connection(forKey: origin) !== first)
@@ -171,6 +163,12 @@ import Testing
         #expect(transport.http2.liveConnections == (http2 ? 1 : 0))
         try await transport.shutdown()
         await fake.stopAndWait()
+    }
+
+    /// Polls until `connection` retires, giving up after `seconds` (the caller then checks it did).
+    static func waitUntilRetired(_ connection: HTTP2Connection, seconds: Int64) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !connection.isRetired && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
     }
 
     @Test func pushURLsSplitIntoOriginHostPortAndPath() throws {
