@@ -108,7 +108,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                // Pushes go as frames on one HTTP/2 connection per service (HTTP2PushClient).
+                // Pushes go as frames on HTTP/2 connections per service and event loop (HTTP2PushClient).
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],

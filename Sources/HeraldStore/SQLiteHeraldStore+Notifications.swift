@@ -163,23 +163,9 @@ extension SQLiteHeraldStore {
     public func record(_ results: [PushAttemptResult]) async throws {
         guard !results.isEmpty else { return }
         try await groupedWrite { db in
-            // Most outcomes are "sent": one statement for all of them.
-            let sent = results.filter { $0.disposition == .sent }.map(\.id)
-            if !sent.isEmpty {
-                let update = try RawStatement(
-                    db,
-                    """
-                    UPDATE push_outbox
-                    SET status = 'sent', attempts = attempts + 1, next_attempt_at = 0,
-                        claimed_until = NULL, claimed_by = NULL
-                    WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'
-                    """)
-                update.bind(1, Self.jsonArray(sent))
-                try update.execute()
-            }
-            // The rest grouped by what they set (a provider that fails every push, or one missing,
-            // fails a whole batch with one reason): one statement per distinct outcome.
-            for (key, ids) in Self.outcomeGroups(results.filter { $0.disposition != .sent }) {
+            // One statement per distinct outcome: most are "sent", and a provider that fails every push
+            // (or one that is missing) fails a whole batch with one reason.
+            for (key, ids) in Self.outcomeGroups(results) {
                 let update = try RawStatement(
                     db,
                     """
@@ -217,7 +203,7 @@ extension SQLiteHeraldStore {
         return groups
     }
 
-    /// What an outcome other than "sent" writes to its row.
+    /// What an outcome writes to its row ("sent" keeps the last error: its key has none).
     private struct OutcomeKey: Hashable {
         let status: String
         let nextAttemptAt: Int64

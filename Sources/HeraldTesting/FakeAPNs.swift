@@ -7,9 +7,9 @@ import Synchronization
 
 /// A fake APNs provider API, in the manner of APNSwift's test server: HTTP/2 over TLS on loopback with a
 /// certificate made at start, served frame by frame (``FakeHTTP2Server``) so that a push benchmark
-/// spends little of the machine on the fake. It checks each request as Apple would (provider token signature and
-/// claims against the `.p8` public key, topic, push type, `apns-id`, token form, body and size),
-/// records it, and answers as scripted.
+/// spends little of the machine on the fake. It checks each request as Apple would (provider token
+/// signature and claims against the `.p8` public key, topic, push type, `apns-id`, token form, body and
+/// size), records it, and answers as scripted.
 public final class FakeAPNs: Sendable {
     /// One request as received, with what the fake found wrong in it (empty: a request APNs accepts).
     public struct Received: Sendable {
@@ -116,12 +116,7 @@ public final class FakeAPNs: Sendable {
         }
         if claims == nil { return .respond(Self.error(403, "InvalidProviderToken")) }
         if !problems.isEmpty { return .respond(Self.error(400, "BadRequest")) }
-        var answer = core.nextAnswer()
-        var delay = 0
-        while case .delay(let milliseconds, let then) = answer {
-            delay += milliseconds
-            answer = then
-        }
+        let (delay, answer) = core.nextAnswer().afterDelays
         let response: FakeHTTP2Server.Response
         switch answer {
         case .accept, .delay:

@@ -15,10 +15,6 @@ public struct FakeRequestContext: RequestContext {
         coreContext = .init(source: source)
         channel = source.channel
     }
-
-    /// Whether a request came on an HTTP/2 stream: a stream's parent is its connection, whose parent
-    /// is the listening socket (an HTTP/1 connection's own parent is already the listening socket).
-    public static func isHTTP2Stream(_ channel: any Channel) -> Bool { channel.parent?.parent != nil }
 }
 
 /// How a fake answers the next request: scripted in order, then `accept` by default.
@@ -100,10 +96,18 @@ extension FakeAnswer {
             body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
     }
 
-    /// Runs delays and reports what is left to do: answer with a status and body, or drop.
+    /// What is left to do once the delays are over (answer with a status and body, or drop), and how
+    /// long they add up to.
+    var afterDelays: (milliseconds: Int, answer: FakeAnswer) {
+        guard case .delay(let milliseconds, let then) = self else { return (0, self) }
+        let rest = then.afterDelays
+        return (milliseconds + rest.milliseconds, rest.answer)
+    }
+
+    /// Runs delays and reports what is left to do.
     func settle() async -> FakeAnswer {
-        guard case .delay(let milliseconds, let then) = self else { return self }
-        try? await Task.sleep(for: .milliseconds(milliseconds))
-        return await then.settle()
+        let (milliseconds, answer) = afterDelays
+        if milliseconds > 0 { try? await Task.sleep(for: .milliseconds(milliseconds)) }
+        return answer
     }
 }

@@ -8,8 +8,8 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// A fake Web Push service (RFC 8030) on loopback over TLS, HTTP/2 (or HTTP/1.1 only, on request), with a
-/// certificate made at start for `localhost` and `127.0.0.1`. It takes `POST` on any path (an endpoint
+/// A fake Web Push service (RFC 8030) on loopback over TLS, HTTP/2 (or HTTP/1.1 only, on request),
+/// with a certificate made at start for `localhost` and `127.0.0.1`. It takes `POST` on any path (an endpoint
 /// is whatever URL it handed out, query included), checks each request as a push service would (VAPID
 /// JWT signed by the `k` key for this origin, `aes128gcm` body of at most 4096 bytes, `TTL`,
 /// `Urgency`), records it, and answers by rules: per path, a queue of answers, then 201.
@@ -65,8 +65,7 @@ public final class FakeWebPush: Sendable {
         if http2 {
             let tls = try certificate.serverConfiguration(protocols: ["h2"])
             bound = try await frameServer.start(port: port, tls: tls) { request in
-                let (target, body) = (request.path, request.body)
-                return .respond(self.respond(target: target, headers: request.headers, body: body, http2: true))
+                .respond(self.respond(target: request.path, headers: request.headers, body: request.body, http2: true))
             }
         } else {
             let tls = try certificate.serverConfiguration(protocols: ["http/1.1"])

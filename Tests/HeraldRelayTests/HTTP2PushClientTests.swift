@@ -62,7 +62,7 @@ import Testing
     @Test func aConnectionThatStopsAnsweringIsDroppedAndTheNextPushGoesOnANewOne() async throws {
         let setup = try await APNsSetup(timeout: .seconds(1))
         #expect(await setup.provider.deliver(F.push()) == .sent)
-        let origin = try #require(PushURL(setup.fake.url)).origin
+        let origin = try #require(WebPushEndpoint(setup.fake.url)).origin
         let first = try #require(setup.transport.http2.connection(forKey: origin))
 
         // The fake holds this answer past the deadline: the push fails (to be retried) and the
@@ -90,7 +90,7 @@ import Testing
     @Test func aGoAwayLetsTheRequestsItTookFinishAndSendsTheNextOnesOnANewConnection() async throws {
         let setup = try await APNsSetup()
         #expect(await setup.provider.deliver(F.push()) == .sent)
-        let origin = try #require(PushURL(setup.fake.url)).origin
+        let origin = try #require(WebPushEndpoint(setup.fake.url)).origin
         let first = try #require(setup.transport.http2.connection(forKey: origin))
         setup.fake.enqueue(.delay(milliseconds: 1500, then: .accept))
         async let taken = setup.provider.deliver(F.push())
@@ -109,7 +109,7 @@ import Testing
     @Test func anIdleConnectionWhosePeerFellSilentIsFoundByPingAndReplaced() async throws {
         let setup = try await APNsSetup(health: HTTP2Health(idle: .seconds(1), pingTimeout: .seconds(4)))
         #expect(await setup.provider.deliver(F.push()) == .sent)
-        let origin = try #require(PushURL(setup.fake.url)).origin
+        let origin = try #require(WebPushEndpoint(setup.fake.url)).origin
         let first = try #require(setup.transport.http2.connection(forKey: origin))
         // Idle past a PING or two, answered: the connection stays.
         try await Task.sleep(for: .milliseconds(2500))
@@ -172,24 +172,24 @@ import Testing
     }
 
     @Test func pushURLsSplitIntoOriginHostPortAndPath() throws {
-        let apns = try #require(PushURL("https://api.push.apple.com/3/device/ab12"))
+        let apns = try #require(WebPushEndpoint("https://api.push.apple.com/3/device/ab12"))
         #expect(apns.origin == "https://api.push.apple.com")
         #expect((apns.host, apns.port, apns.path) == ("api.push.apple.com", 443, "/3/device/ab12"))
-        #expect(!apns.hostIsLiteral)
-        let fake = try #require(PushURL("https://127.0.0.1:8443/wp/x?up=1"))
+        #expect(apns.literalAddress == nil)
+        let fake = try #require(WebPushEndpoint("https://127.0.0.1:8443/wp/x?up=1"))
         #expect(
             (fake.origin, fake.host, fake.port, fake.path) == (
                 "https://127.0.0.1:8443", "127.0.0.1", 8443, "/wp/x?up=1"
             ))
-        #expect(fake.hostIsLiteral)
-        let v6 = try #require(PushURL("https://[::1]:9000?q"))
+        #expect(fake.literalAddress != nil)
+        let v6 = try #require(WebPushEndpoint("https://[::1]:9000?q"))
         #expect((v6.host, v6.port, v6.path) == ("::1", 9000, "/?q"))
-        #expect(v6.hostIsLiteral)
+        #expect(v6.literalAddress != nil)
         for bad in [
             "http://a/b", "https://", "https://:443/x", "https://u@h/x", "https://h:0/x", "https://h:99999/",
             "https://[::1/x", "https://h:port/x",
         ] {
-            #expect(PushURL(bad) == nil, "\(bad)")
+            #expect(WebPushEndpoint(bad) == nil, "\(bad)")
         }
     }
 

@@ -105,13 +105,16 @@ public struct WebPushSubscription: Sendable, Hashable {
     }
 }
 
-/// The parts of an endpoint URL that delivery needs: host, port, origin. Parsed by RFC 3986's
-/// authority rules, so that what is checked is what is connected to.
+/// The parts of an endpoint URL that delivery needs: host, port, origin, path. Parsed by RFC 3986's
+/// authority rules, so that what is checked is what is connected to. The HTTP/2 push client reads
+/// APNs's and FCM's `https://` URLs through it too.
 public struct WebPushEndpoint: Sendable, Hashable {
     public let url: String
     /// The host as written, without brackets for IPv6.
     public let host: String
     public let port: Int
+    /// What follows the authority, query included, as given (`/` when there is nothing): `:path`.
+    public let path: String
     /// Canonical bytes when the host is an IP literal (dotted-quad IPv4 or bracketed IPv6).
     public let literalAddress: [UInt8]?
 
@@ -162,6 +165,8 @@ public struct WebPushEndpoint: Sendable, Hashable {
         }
         self.url = url
         self.host = String(host)
+        let afterAuthority = rest.dropFirst(authority.count)
+        path = afterAuthority.hasPrefix("/") ? String(afterAuthority) : "/" + afterAuthority
     }
 
     /// RFC 6454 origin, the VAPID `aud`: `https://host`, with `:port` only when not 443.

@@ -1,3 +1,4 @@
+import HeraldCore
 import NIOCore
 import NIOHTTP2
 import NIOPosix
@@ -9,20 +10,15 @@ import Synchronization
 /// as streams by ``HTTP2ExchangeHandler``. Once retired (GOAWAY, closed, stalled) it takes no new
 /// requests; its pool then makes another.
 final class HTTP2Connection: Sendable {
-    /// Where to connect: `address` pins the IP (Web Push connects only to an address it checked);
-    /// without it the host name is resolved by the bootstrap.
+    /// Where to connect: `address` (4 or 16 bytes, as ``IPNetwork`` parses them) pins the IP (Web
+    /// Push connects only to an address it checked); without it the bootstrap resolves the host. An
+    /// IP literal host gets no SNI, and the certificate is checked against the address.
     struct Target: Sendable {
-        var host: String
-        var port: Int
-        var address: SocketAddress?
-        /// An IP literal host: no SNI, and the certificate is checked against the address.
-        var hostIsLiteral: Bool
+        var endpoint: WebPushEndpoint
+        var address: [UInt8]? = nil
 
-        /// `:authority`: the host, with the port only when it is not 443.
-        var authority: String {
-            let name = host.contains(":") ? "[\(host)]" : host
-            return port == 443 ? name : "\(name):\(port)"
-        }
+        /// `:authority`: the origin's host, with the port only when it is not 443.
+        var authority: Substring { endpoint.origin.dropFirst("https://".count) }
     }
 
     let channel: any Channel
@@ -77,7 +73,8 @@ final class HTTP2Connection: Sendable {
             .channelInitializer { channel in
                 do {
                     let tls = try NIOSSLClientHandler(
-                        context: sslContext, serverHostname: target.hostIsLiteral ? nil : target.host)
+                        context: sslContext,
+                        serverHostname: target.endpoint.literalAddress == nil ? target.endpoint.host : nil)
                     let alpn = ApplicationProtocolNegotiationHandler { result, channel in
                         guard result == .negotiated("h2") else {
                             ready.fail(HTTP2PushError.notHTTP2)
@@ -85,7 +82,7 @@ final class HTTP2Connection: Sendable {
                         }
                         do {
                             let exchanges = HTTP2ExchangeHandler(
-                                authority: target.authority, timeout: timeout, health: health,
+                                authority: String(target.authority), timeout: timeout, health: health,
                                 onRetire: { retiredFlag.value.store(true, ordering: .relaxed) })
                             try channel.pipeline.syncOperations.addHandlers([
                                 NIOHTTP2Handler(mode: .client, initialSettings: settings), exchanges,
@@ -108,12 +105,17 @@ final class HTTP2Connection: Sendable {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
             }
-        let connected: EventLoopFuture<any Channel> =
-            if let address = target.address {
-                bootstrap.connect(to: address)
-            } else {
-                bootstrap.connect(host: target.host, port: target.port)
+        let connected: EventLoopFuture<any Channel>
+        if let address = target.address {
+            do {
+                let pinned = try SocketAddress(packedIPAddress: ByteBuffer(bytes: address), port: target.endpoint.port)
+                connected = bootstrap.connect(to: pinned)
+            } catch {
+                connected = eventLoop.makeFailedFuture(error)
             }
+        } else {
+            connected = bootstrap.connect(host: target.endpoint.host, port: target.endpoint.port)
+        }
         connected.whenComplete { result in
             switch result {
             case .failure(let error): ready.fail(error)

@@ -31,8 +31,8 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     private var exchanges: [HTTP2StreamID: Exchange] = [:]
     private var nextStreamID: Int32 = 1
     private var flushPending = false
+    /// No new requests: set on GOAWAY, close, stall or error, and never cleared.
     private var retired = false
-    private var closed = false
     /// Answer bytes read since the last connection WINDOW_UPDATE.
     private var unacknowledgedBytes = 0
     private var sweep: Scheduled<Void>?
@@ -76,12 +76,11 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     /// Starts one request. Fails at once when the connection no longer takes requests.
     func start(_ request: PushHTTPRequest, path: String, answerLimit: Int, promise: EventLoopPromise<PushHTTPResponse>)
     {
-        guard context != nil, !retired, !closed, nextStreamID < Int32.max - 2 else {
+        guard let context, !retired, nextStreamID < Int32.max - 2 else {
             retireWhenIdle()
             promise.fail(HTTP2PushError.retiredBeforeSending)
             return
         }
-        guard let context else { return }
         let streamID = HTTP2StreamID(nextStreamID)
         nextStreamID += 2
         var headers = HPACKHeaders()
@@ -151,8 +150,8 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         case .rstStream(let code):
             exchanges.removeValue(forKey: frame.streamID)?.promise.fail(HTTP2PushError.streamReset("\(code)"))
         case .goAway(let lastStreamID, let code, _):
-            // Streams above the last one the peer took were never processed: they fail (and are tried
-            // again by the outbox); the others still get their answers.
+            // Streams above the last one the peer took were never processed: they fail (and the client
+            // sends them again at once on a new connection); the others still get their answers.
             retire()
             for streamID in exchanges.keys where streamID > lastStreamID {
                 exchanges.removeValue(forKey: streamID)?.promise.fail(HTTP2PushError.goingAway("\(code)"))
@@ -232,7 +231,6 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        closed = true
         retire()
         failAll(HTTP2PushError.connectionClosed)
         context.fireChannelInactive()
@@ -277,7 +275,8 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 }
 
-/// When an idle connection is checked with a PING, and how long its ack may take; also how long a new connection may take over its TLS handshake.
+/// When an idle connection is checked with a PING, and how long its ack may take; also how long a
+/// new connection may take over its TLS handshake.
 struct HTTP2Health: Sendable {
     var idle: TimeAmount = .seconds(60)
     var pingTimeout: TimeAmount = .seconds(10)

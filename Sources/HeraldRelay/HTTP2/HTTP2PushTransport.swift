@@ -1,8 +1,9 @@
+import HeraldCore
 public import NIOCore
 
 /// The transport of APNs and FCM: requests to an `https://` service that offers HTTP/2 go as
-/// streams of one connection per origin (``HTTP2PushClient``, frames written straight, flushed once
-/// per event-loop tick); anything else (plain `http://`, a service without `h2`) through
+/// streams of one connection per origin and event loop (``HTTP2PushClient``, frames written
+/// straight, flushed once per event-loop tick); anything else (plain `http://`, a service without `h2`) through
 /// AsyncHTTPClient. A request that gets no answer in `timeout` fails, and its connection is dropped.
 public final class HTTP2PushTransport: PushHTTPTransport {
     let http2: HTTP2PushClient
@@ -20,11 +21,9 @@ public final class HTTP2PushTransport: PushHTTPTransport {
     }
 
     public func send(_ request: PushHTTPRequest) async throws -> PushHTTPResponse {
-        if let url = PushURL(request.url),
+        if let endpoint = WebPushEndpoint(request.url),
             let response = try await http2.send(
-                request, path: url.path, key: url.origin,
-                target: HTTP2Connection.Target(
-                    host: url.host, port: url.port, address: nil, hostIsLiteral: url.hostIsLiteral),
+                request, path: endpoint.path, key: endpoint.origin, target: HTTP2Connection.Target(endpoint: endpoint),
                 answerLimit: Self.answerLimit)
         {
             return response

@@ -61,15 +61,10 @@ public final class GuardedWebPushTransport: WebPushTransport {
         let address = try await checkedAddress(of: endpoint)
         let text = IPNetwork.format(address)
         let key = endpoint.host + "|" + text
-        let socketAddress = try Self.socketAddress(address, port: endpoint.port)
-        if let url = PushURL(endpoint.url),
-            let response = try await http2.send(
-                request, path: url.path, key: key,
-                target: HTTP2Connection.Target(
-                    host: endpoint.host, port: endpoint.port,
-                    address: socketAddress,
-                    hostIsLiteral: endpoint.literalAddress != nil),
-                answerLimit: Self.answerLimit)
+        if let response = try await http2.send(
+            request, path: endpoint.path, key: key,
+            target: HTTP2Connection.Target(endpoint: endpoint, address: address),
+            answerLimit: Self.answerLimit)
         {
             return response
         }
@@ -96,13 +91,6 @@ public final class GuardedWebPushTransport: WebPushTransport {
             }
         }
         return first
-    }
-
-    /// The connection's address as NIO takes it (4 or 16 bytes, as ``IPNetwork`` parses them).
-    static func socketAddress(_ address: [UInt8], port: Int) throws -> SocketAddress {
-        do { return try SocketAddress(packedIPAddress: ByteBuffer(bytes: address), port: port) } catch {
-            throw WebPushRefusal("\(IPNetwork.format(address)) is not an address to connect to")
-        }
     }
 
     private func client(key: String, host: String, address text: String, isLiteral: Bool) -> HTTPClient {
