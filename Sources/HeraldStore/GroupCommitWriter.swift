@@ -30,10 +30,24 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var stopping = false
     private var stopped = false
     private let committed = Atomic<Int>(0)
+    private let restartWanted = Atomic<Bool>(false)
+    private let restarted = Atomic<Int>(0)
+
+    /// The longest a log restart waits for readers of the old log, in milliseconds.
+    static let restartWait = 20
+    /// The writer connection's usual wait for locks, in milliseconds (the pool's `busyMode`, 10 s).
+    private static let busyWait = 10_000
 
     /// Transactions committed so far (a batch is one; tests read it to see writes share them, as they
     /// do the PostgreSQL writer's).
     var commits: Int { committed.load(ordering: .relaxed) }
+
+    /// Times the log was started over (for tests).
+    var logRestarts: Int { restarted.load(ordering: .relaxed) }
+
+    /// Asks for the log to be started over before the next transaction (the checkpoint thread, once the
+    /// log has grown past its threshold: see `WALCheckpointer`).
+    func requestLogRestart() { restartWanted.store(true, ordering: .relaxed) }
 
     init(pool: DatabasePool, ledger: NonceLedger) {
         self.pool = pool
@@ -81,8 +95,28 @@ final class GroupCommitWriter: @unchecked Sendable {
             let batch = Array(pending.prefix(Self.maximumBatch))
             pending.removeFirst(batch.count)
             condition.unlock()
+            if restartWanted.exchange(false, ordering: .relaxed) { restartLog() }
             commit(batch)
         }
+    }
+
+    /// A RESTART checkpoint, between two transactions: it copies what the checkpoint thread's last
+    /// passive round left (the frames committed while it ran) and makes the next transaction write the
+    /// log from its start. Taken here, the write lock is free; a checkpoint thread would have to win it
+    /// from a writer that is almost always in a transaction under load. Readers of the old log are
+    /// waited for at most `restartWait`; past that the log restarts at a later request.
+    private func restartLog() {
+        let done = try? pool.writeWithoutTransaction { db -> Bool in
+            try db.execute(sql: "PRAGMA busy_timeout = \(Self.restartWait)")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Self.busyWait)") }
+            do {
+                try db.checkpoint(.restart)
+                return true
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                return false
+            }
+        }
+        if done == true { restarted.add(1, ordering: .relaxed) }
     }
 
     private func commit(_ batch: [Pending]) {

@@ -23,7 +23,14 @@ public final class SQLiteHeraldStore: HeraldStore {
     let closed = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the database at `path` and runs pending migrations.
-    public init(path: String, logger: Logger = Logger(label: "herald.store")) throws {
+    public convenience init(path: String, logger: Logger = Logger(label: "herald.store")) throws {
+        try self.init(path: path, logger: logger, checkpoints: WALCheckpointer.interval, walRestartPages: nil)
+    }
+
+    /// As above, with the checkpoint thread's rhythm set (tests: rounds and restarts that come sooner).
+    init(
+        path: String, logger: Logger, checkpoints interval: TimeInterval, walRestartPages: Int?
+    ) throws {
         self.path = path
         self.logger = logger
         let folder = (path as NSString).deletingLastPathComponent
@@ -77,10 +84,15 @@ public final class SQLiteHeraldStore: HeraldStore {
         } catch {
             throw StoreError("cannot load spent nonces from \(path): \(error)")
         }
-        do { checkpointer = try WALCheckpointer(path: path) } catch {
+        let writer = GroupCommitWriter(pool: pool, ledger: ledger)
+        self.writer = writer
+        do {
+            checkpointer = try WALCheckpointer(
+                path: path, interval: interval, restartPages: walRestartPages ?? WALCheckpointer.restartPages,
+                requestRestart: { writer.requestLogRestart() })
+        } catch {
             throw StoreError("cannot open the checkpoint connection to \(path): \(error)")
         }
-        writer = GroupCommitWriter(pool: pool, ledger: ledger)
     }
 
     public func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {

@@ -9,11 +9,20 @@ import GRDB
 /// PASSIVE checkpoints never block the writer or the readers; frames a reader still needs stay in the
 /// log for the next round. The writer's own automatic checkpoint stays on with a high threshold, as a
 /// backstop should this thread fall behind.
+///
+/// Passive rounds alone never let the log start over under steady writes: SQLite writes the log from
+/// its start again only when a write transaction begins with every frame already copied, and a round
+/// always ends with the frames committed while it ran still to copy. The file then grew by every page
+/// written (1 GiB in ten seconds of registrations), each new block allocated by the file system on the
+/// commit's path. So once the log is past `restartPages`, a round asks the writer to restart it
+/// (`GroupCommitWriter.restartLog`), between two of its transactions, where the write lock is free.
 final class WALCheckpointer: @unchecked Sendable {
     /// How often the log is copied back while writes arrive (an idle round costs one system call).
     static let interval: TimeInterval = 0.25
     /// The writer's backstop, in pages (4 KiB each): 1 GiB of log.
     static let writerBackstopPages = 262_144
+    /// The log size, in pages, past which a round asks for a restart (16 MiB at 4 KiB a page).
+    static let restartPages = 4_096
 
     private let connection: DatabaseQueue
     private let condition = NSCondition()
@@ -21,8 +30,17 @@ final class WALCheckpointer: @unchecked Sendable {
     private var stopping = false
     private var stopped = false
     private var rounds = 0
+    private let interval: TimeInterval
+    private let restartPages: Int
+    private let requestRestart: @Sendable () -> Void
 
-    init(path: String) throws {
+    init(
+        path: String, interval: TimeInterval = WALCheckpointer.interval,
+        restartPages: Int = WALCheckpointer.restartPages, requestRestart: @escaping @Sendable () -> Void
+    ) throws {
+        self.interval = interval
+        self.restartPages = restartPages
+        self.requestRestart = requestRestart
         var configuration = Configuration()
         configuration.label = "herald.checkpoint"
         configuration.busyMode = .timeout(10)
@@ -42,12 +60,13 @@ final class WALCheckpointer: @unchecked Sendable {
     private func loop() {
         condition.lock()
         while !stopping {
-            _ = condition.wait(until: Date(timeIntervalSinceNow: Self.interval))
+            _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
             if stopping { break }
             condition.unlock()
             // A failed round (the disk, a lock) is retried at the next one; the writer's backstop
             // and SQLite's own checkpoint at close keep the log bounded meanwhile.
-            _ = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            let frames = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive).walFrameCount }
+            if let frames, frames >= restartPages { requestRestart() }
             condition.lock()
             rounds += 1
         }

@@ -87,4 +87,29 @@ import Testing
             try await store.close()
         }
     }
+
+    /// Under steady writes the log starts over instead of growing by every page written: the writer
+    /// restarts it between two transactions once the checkpoint thread finds it past its threshold. Before, passive rounds alone never found it
+    /// fully copied while commits kept coming, and ten seconds of registrations left a 1 GiB file.
+    @Test func theLogStartsOverUnderSteadyWrites() async throws {
+        try await SQLiteTestDatabase.with { database in
+            let store = try database.open(walRestartPages: 64)
+            let log = database.path + "-wal"
+            // One commit after another, each a refresh with a spent nonce (two pages a commit at least:
+            // the binding's and the nonce's), for at least twenty checkpoint rounds.
+            let firstRound = store.checkpointer.completedRounds
+            var written = 0
+            while store.checkpointer.completedRounds < firstRound + 20 || written < 4_000 {
+                _ = try await store.apply(Fixtures.change(token: Fixtures.token(written % 10), nonce: UInt64(written)))
+                written += 1
+            }
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int)
+            #expect(store.writer.logRestarts > 0)
+            #expect(store.writer.commits >= written)
+            // Grown by every page written, the file would hold two per commit at least; restarted, it
+            // holds what one round's interval wrote, past the threshold.
+            #expect(size < written * 4096 / 4, "\(size) bytes of log after \(written) commits")
+            try await store.close()
+        }
+    }
 }

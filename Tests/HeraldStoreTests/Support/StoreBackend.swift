@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import Synchronization
 import Testing
 
@@ -78,9 +79,14 @@ final class SQLiteTestDatabase: StoreDatabase {
         await database.remove()
     }
 
-    /// A store on this file, opened by its path.
-    func open() throws -> SQLiteHeraldStore {
-        let store = try SQLiteHeraldStore(path: path)
+    /// A store on this file, opened by its path (`walRestartPages`: a checkpoint thread that restarts
+    /// the log sooner and runs ten times as often).
+    func open(walRestartPages: Int? = nil) throws -> SQLiteHeraldStore {
+        let store =
+            try walRestartPages.map {
+                try SQLiteHeraldStore(
+                    path: path, logger: Logger(label: "herald.store"), checkpoints: 0.025, walRestartPages: $0)
+            } ?? SQLiteHeraldStore(path: path)
         stores.withLock { $0.append(store) }
         return store
     }
