@@ -77,7 +77,7 @@ struct BisqRelayController {
         let id = try await state.store.queueBisqPush(
             BisqRelayPush(
                 platform: relay.platform, deviceToken: relay.deviceToken, content: relay.content, now: state.clock()))
-        state.pushWakeup.signal()
+        state.pushWakeup.signal([relay.platform])
         context.logger.debug(
             "bisq push queued",
             metadata: [

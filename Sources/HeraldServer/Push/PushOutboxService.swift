@@ -106,7 +106,7 @@ public struct PushOutboxService: Service {
                     }
                 }
                 if inFlight == 0 && !committing {
-                    await state.pushWakeup.wait(upTo: idlePoll)
+                    await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
                     continue
                 }
                 if let event = await group.next() { handle(event) }

@@ -128,7 +128,7 @@ extension DeviceRoutes {
         switch try await StoreCall.run(context, { try await state.store.apply(change) }) {
         case .registered(let created):
             state.metrics.recordDeviceChange(created ? "created" : "refreshed")
-            if created && change.queueSetupConfirmation { state.pushWakeup.signal() }
+            if created && change.queueSetupConfirmation { state.pushWakeup.signal([change.platform]) }
             return "registered"
         case .unregistered:
             state.metrics.recordDeviceChange("unregistered")
