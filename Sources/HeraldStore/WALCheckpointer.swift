@@ -65,8 +65,14 @@ final class WALCheckpointer: @unchecked Sendable {
             condition.unlock()
             // A failed round (the disk, a lock) is retried at the next one; the writer's backstop
             // and SQLite's own checkpoint at close keep the log bounded meanwhile.
-            let frames = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive).walFrameCount }
-            if let frames, frames >= restartPages { requestRestart() }
+            let restart = try? connection.writeWithoutTransaction { db in
+                guard try db.checkpoint(.passive).walFrameCount >= restartPages else { return false }
+                // Once more at once: this copies only what was committed during the first copy, so the
+                // writer's restart, which holds up its commits, has only a short tail left to copy.
+                try db.checkpoint(.passive)
+                return true
+            }
+            if restart == true { requestRestart() }
             condition.lock()
             rounds += 1
         }
