@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Verified registrations under `wrk` (HTTP/1.1 keep-alive, 64 connections, one thread): starts
+# `herald serve` on a fresh SQLite file with the defaults (setup confirmation on) and no rate limit,
+# signs the bodies with `herald bench register --sign-only --write-bodies` (they carry the server's
+# audience and expire, so they are made for each run), posts them with scripts/load/register.lua and
+# prints, beside wrk's rate and p99, what the server spent per registration: CPU (from /proc/PID/stat),
+# bytes and write system calls (from /proc/PID/io: almost all of it the write-ahead log) and the log
+# file's size at the end. Compare the rate with the one-core C rate of `herald bench crypto`, run just
+# before (issue 14's ratio).
+#
+# Usage: scripts/load/register-wrk.sh [HERALD_BINARY] [SERVE_ARGUMENTS...]
+#        (default .build/release/herald; DURATION=10s, PORT=8320, BODIES=120000 in the environment)
+set -euo pipefail
+
+herald="${1:-.build/release/herald}"
+shift || true
+duration="${DURATION:-10s}"
+port="${PORT:-8320}"
+count="${BODIES:-120000}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+command -v wrk > /dev/null || { echo "register-wrk: wrk is missing (Debian: apt-get install wrk)" >&2; exit 1; }
+work="$(mktemp -d "${TMPDIR:-/tmp}/herald-register-wrk.XXXXXX")"
+cleanup() {
+    kill -INT $(jobs -p) 2> /dev/null || true
+    wait 2> /dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$herald" serve --port "$port" --rate-limit 0 --database "$work/herald.sqlite" --log-level warning "$@" \
+    > "$work/serve.log" 2>&1 &
+server=$!
+for _ in $(seq 100); do
+    curl -fs "http://127.0.0.1:$port/v1/info" > /dev/null 2>&1 && break
+    sleep 0.1
+done
+"$herald" bench register --server "http://127.0.0.1:$port" --requests "$count" --sign-only \
+    --write-bodies "$work/bodies.jsonl" > /dev/null
+
+field() { awk -v key="$1" '$1 == key ":" { print $2 }' "/proc/$server/io"; }
+cpu() { awk '{ print $14 + $15 }' "/proc/$server/stat"; }
+ticks=$(getconf CLK_TCK)
+cpu0=$(cpu) bytes0=$(field wchar) calls0=$(field syscw)
+result=$(wrk -t1 -c64 -d"$duration" --latency -s "$root/scripts/load/register.lua" "http://127.0.0.1:$port" \
+    -- "$work/bodies.jsonl")
+cpu1=$(cpu) bytes1=$(field wchar) calls1=$(field syscw)
+requests=$(echo "$result" | sed -n 's/ *\([0-9]*\) requests in.*/\1/p')
+echo "$result" | grep -E "Requests/sec|  99%|Non-2xx" || true
+awk -v c=$((cpu1 - cpu0)) -v t="$ticks" -v b=$((bytes1 - bytes0)) -v s=$((calls1 - calls0)) -v n="$requests" \
+    -v wal="$(stat -c %s "$work/herald.sqlite-wal")" 'BEGIN {
+        printf "server per registration: %.0f µs CPU, %.1f KB written in %.1f write calls; log file %.0f MB\n",
+            c / t / n * 1e6, b / n / 1000, s / n, wal / 1048576 }'
