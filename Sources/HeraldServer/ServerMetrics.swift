@@ -114,9 +114,9 @@ public final class ServerMetrics: Sendable {
         counter("herald_relay_pushes_total", [("installation", installation), ("status", status)]).increment(by: count)
     }
 
-    func recordPushLatency(provider: String, duration: Duration) {
-        guard duration > .zero else { return }
-        timer("herald_push_duration_seconds", [("provider", provider)]).recordNanoseconds(duration / .nanoseconds(1))
+    func recordPushLatencies(provider: String, durations: [Duration]) {
+        let series = timer("herald_push_duration_seconds", [("provider", provider)])
+        for duration in durations where duration > .zero { series.recordNanoseconds(duration / .nanoseconds(1)) }
     }
 
     func setQueuedPushes(_ count: Int) { queuedPushesGauge.record(count) }

@@ -70,6 +70,22 @@ final class RecordingProvider: PushProvider {
         }
     }
 
+    /// Outcomes are counted per provider and status, and every send's latency is recorded, however a
+    /// round groups them.
+    @Test func eachOutcomeIsCountedAndEachSendTimed() async throws {
+        try await withQueuedPush(setupConfirmation: true) { state async throws in
+            let provider = RecordingProvider(answers: [.sent, .failed(reason: "refused")])
+            let service = PushOutboxService(
+                state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
+            #expect(try await service.drainOnce() == 2)
+            let metrics = String(decoding: state.metrics.render(), as: UTF8.self)
+            let lines = Set(metrics.split(separator: "\n").map(String.init))
+            #expect(lines.contains(#"herald_pushes_total{provider="recording",status="sent"} 1"#), "\(metrics)")
+            #expect(lines.contains(#"herald_pushes_total{provider="recording",status="failed"} 1"#))
+            #expect(lines.contains(#"herald_push_duration_seconds_count{provider="recording"} 2"#))
+        }
+    }
+
     @Test func withoutAProviderTheLoggingOneDrainsAndFails() async throws {
         try await withQueuedPush { state async throws in
             let service = PushOutboxService(state: state, providers: PushProviders(logger: Logger(label: "test")))

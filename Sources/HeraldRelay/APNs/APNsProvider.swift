@@ -82,11 +82,11 @@ public struct APNsProvider: PushProvider {
     }
 
     func classify(_ response: PushHTTPResponse) -> PushDelivery {
+        // Every push comes here: an accepted one has nothing more to read or describe.
+        if response.status == 200 { return .sent }
         let reason = Self.reason(response) ?? ""
         let described = "APNs \(response.status)\(reason.isEmpty ? "" : " " + reason)"
         switch response.status {
-        case 200:
-            return .sent
         case let status where Self.deadReasons[status]?.contains(reason) == true:
             return .deadToken(reason: described)
         case 429, 500...599:

@@ -55,6 +55,8 @@ public struct FCMProvider: PushProvider {
     }
 
     static func classify(_ response: PushHTTPResponse) -> PushDelivery {
+        // Every push comes here: an accepted one has nothing more to read or describe.
+        if response.status == 200 { return .sent }
         let json = try? JSONParser.parse(response.body)
         let status = json?["error"]?["status"]?.stringValue ?? ""
         var codes: [String] = []
@@ -63,7 +65,6 @@ public struct FCMProvider: PushProvider {
         }
         let described =
             "FCM \(response.status)\(status.isEmpty ? "" : " " + status)\(codes.isEmpty ? "" : " " + codes.joined(separator: ","))"
-        if response.status == 200 { return .sent }
         if codes.contains("UNREGISTERED") { return .deadToken(reason: described) }
         switch response.status {
         case 401, 429, 500...599: return .retryable(reason: described, retryAfter: response.retryAfter)

@@ -73,7 +73,7 @@ public struct WebPushProvider: PushProvider {
     /// PROTOCOL §9: 200/201/202 sent; 404 and 410 dead; 429 and 5xx retried; everything else, 3xx
     /// included (never followed), fails without touching the binding.
     func classify(_ response: PushHTTPResponse) -> PushDelivery {
-        let described = "Web Push \(response.status)"
+        var described: String { "Web Push \(response.status)" }
         switch response.status {
         case 200, 201, 202: return .sent
         case 404, 410: return .deadToken(reason: described)

@@ -196,14 +196,39 @@ public struct PushOutboxService: Service {
                         "token": "\(DeviceToken.logPrefix(delivery.push.deviceToken))", "bindings": "\(removed)",
                     ])
             }
-            state.metrics.recordPushLatency(provider: delivery.provider, duration: delivery.duration)
             results.append(policy.result(for: delivery.push, outcome, now: now))
         }
+        recordLatencies(deliveries)
         try await state.store.record(results)
+        recordCounts(deliveries, results)
+    }
+
+    /// How long each send took, per provider: each series is looked up once per group, not per push.
+    private func recordLatencies(_ deliveries: [Delivery]) {
+        var latencies: [String: [Duration]] = [:]
+        for delivery in deliveries where delivery.outcome != nil {
+            latencies[delivery.provider, default: []].append(delivery.duration)
+        }
+        for (provider, durations) in latencies {
+            state.metrics.recordPushLatencies(provider: provider, durations: durations)
+        }
+    }
+
+    /// The recorded outcomes, counted per provider and status (one series lookup per pair).
+    private func recordCounts(_ deliveries: [Delivery], _ results: [PushAttemptResult]) {
+        var counts: [PushCountKey: Int] = [:]
         for (delivery, result) in zip(deliveries, results) {
             let status = result.status == "queued" ? "retried" : result.status
-            state.metrics.recordPushes(provider: delivery.provider, status: status, count: 1)
+            counts[PushCountKey(provider: delivery.provider, status: status), default: 0] += 1
         }
+        for (key, count) in counts {
+            state.metrics.recordPushes(provider: key.provider, status: key.status, count: count)
+        }
+    }
+
+    private struct PushCountKey: Hashable {
+        let provider: String
+        let status: String
     }
 
     private struct Delivery: Sendable {
