@@ -35,8 +35,6 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     /// The longest a log restart waits for readers of the old log, in milliseconds.
     static let restartWait = 20
-    /// The writer connection's usual wait for locks, in milliseconds (the pool's `busyMode`, 10 s).
-    private static let busyWait = 10_000
 
     /// Transactions committed so far (a batch is one; tests read it to see writes share them, as they
     /// do the PostgreSQL writer's).
@@ -107,8 +105,10 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// waited for at most `restartWait`; past that the log restarts at a later request.
     private func restartLog() {
         let done = try? pool.writeWithoutTransaction { db -> Bool in
+            // The connection's own wait (the pool's `busyMode`) comes back afterwards.
+            let usualWait = try Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 0
             try db.execute(sql: "PRAGMA busy_timeout = \(Self.restartWait)")
-            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Self.busyWait)") }
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(usualWait)") }
             do {
                 try db.checkpoint(.restart)
                 return true

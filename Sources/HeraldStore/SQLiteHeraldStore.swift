@@ -24,12 +24,14 @@ public final class SQLiteHeraldStore: HeraldStore {
 
     /// Opens (creating if needed) the database at `path` and runs pending migrations.
     public convenience init(path: String, logger: Logger = Logger(label: "herald.store")) throws {
-        try self.init(path: path, logger: logger, checkpoints: WALCheckpointer.interval, walRestartPages: nil)
+        try self.init(
+            path: path, logger: logger, checkpoints: WALCheckpointer.interval,
+            walRestartPages: WALCheckpointer.restartPages)
     }
 
     /// As above, with the checkpoint thread's rhythm set (tests: rounds and restarts that come sooner).
     init(
-        path: String, logger: Logger, checkpoints interval: TimeInterval, walRestartPages: Int?
+        path: String, logger: Logger, checkpoints interval: TimeInterval, walRestartPages: Int
     ) throws {
         self.path = path
         self.logger = logger
@@ -88,7 +90,7 @@ public final class SQLiteHeraldStore: HeraldStore {
         self.writer = writer
         do {
             checkpointer = try WALCheckpointer(
-                path: path, interval: interval, restartPages: walRestartPages ?? WALCheckpointer.restartPages,
+                path: path, interval: interval, restartPages: walRestartPages,
                 requestRestart: { writer.requestLogRestart() })
         } catch {
             throw StoreError("cannot open the checkpoint connection to \(path): \(error)")

@@ -37,8 +37,7 @@ final class WALCheckpointer: @unchecked Sendable {
     private let requestRestart: @Sendable () -> Void
 
     init(
-        path: String, interval: TimeInterval = WALCheckpointer.interval,
-        restartPages: Int = WALCheckpointer.restartPages, requestRestart: @escaping @Sendable () -> Void
+        path: String, interval: TimeInterval, restartPages: Int, requestRestart: @escaping @Sendable () -> Void
     ) throws {
         self.interval = interval
         self.restartPages = restartPages
