@@ -55,10 +55,12 @@ struct CLIRunner {
         process.standardError = err
         process.standardInput = input
         try process.run()
+        let stdoutDrain = PipeDrain(out)
+        let stderrDrain = PipeDrain(err)
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        let stdoutData = stdoutDrain.waitForEnd()
+        let stderrData = stderrDrain.waitForEnd()
         process.waitUntilExit()
         return Output(
             status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),

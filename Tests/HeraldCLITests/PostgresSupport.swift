@@ -47,8 +47,9 @@ struct PostgresDatabase {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problem = errors.fileHandleForReading.readDataToEndOfFile()
+        let problemDrain = PipeDrain(errors)
+        let data = PipeDrain(output).waitForEnd()
+        let problem = problemDrain.waitForEnd()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw PsqlFailure(message: String(decoding: problem, as: UTF8.self))

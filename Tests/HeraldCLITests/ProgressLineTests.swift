@@ -74,7 +74,7 @@ import Testing
         process.standardError = out
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = PipeDrain(out).waitForEnd()
         process.waitUntilExit()
         let screen = String(decoding: data, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(screen)")

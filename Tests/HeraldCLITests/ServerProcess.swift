@@ -13,6 +13,7 @@ final class ServerProcess: @unchecked Sendable {
     private let output = Pipe()
     private let errors = Pipe()
     private let collected = OutputCollector()
+    private var drains: [PipeDrain] = []
 
     /// `binary` defaults to the `herald` built next to the tests (the debug build under `swift test`).
     init(
@@ -32,14 +33,13 @@ final class ServerProcess: @unchecked Sendable {
         process.environment = environment
         process.standardOutput = output
         process.standardError = errors
-        let collector = collected
-        output.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
-        errors.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
     }
 
     /// Starts the server and waits for its "listening" line.
     func start() async throws {
         try process.run()
+        let collector = collected
+        drains = [output, errors].map { PipeDrain($0) { chunk in collector.append(chunk) } }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let port = collected.listeningPort() {
@@ -69,8 +69,8 @@ final class ServerProcess: @unchecked Sendable {
             kill(SIGKILL)
             throw ServerStartFailure(output: "the server did not exit within \(timeout) s")
         }
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
+        // The last lines the server wrote, for tests that read `log` after the exit.
+        for drain in drains { _ = drain.waitForEnd(timeout: 5) }
         return process.terminationStatus
     }
 
@@ -80,7 +80,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 }
 
-/// Collects a child's stdout from the readability handler's thread.
+/// Collects a child's stdout and stderr from the threads that drain them.
 final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
