@@ -247,6 +247,7 @@ let package = Package(
             dependencies: [
                 "herald", "HeraldCore", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),

@@ -3,10 +3,6 @@ import HeraldCore
 import HeraldTesting
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// PROTOCOL §8 end to end: `herald serve --bisq-relay` in front of the APNs and FCM fakes, `herald bisq`
 /// as the Bisq desktop and `herald inbox ingest --bisq-key` as the phone, reading what the fakes received.
 @Suite(.serialized) struct BisqEndToEndTests {

@@ -2,10 +2,6 @@ import Foundation
 import HeraldCore
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// `herald inbox sync` against a real server: paging, the stop at the first cached sid, and items that
 /// fail their checks reported and left out while the rest go in.
 @Suite struct InboxSyncTests {
@@ -159,10 +155,7 @@ import FoundationNetworking
                 let header = headers[index]
                 group.addTask {
                     if round % 2 == 0 {
-                        var request = URLRequest(url: URL(string: "\(base)/v1/users/\(wallet)/feeds")!)
-                        request.setValue(header, forHTTPHeaderField: "Authorization")
-                        let (_, response) = try await HTTP.session.data(for: request)
-                        return (response as? HTTPURLResponse)?.statusCode ?? 0
+                        return try await HTTP.get("\(base)/v1/users/\(wallet)/feeds", authorization: header).0
                     }
                     return try await HTTP.get("\(base)/v1/users/\(subscriber)/pubkey").0
                 }

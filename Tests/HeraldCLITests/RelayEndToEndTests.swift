@@ -4,10 +4,6 @@ import HeraldCore
 import HeraldTesting
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// `herald serve` delivering to the local fakes of APNs and FCM, as it would to Apple and Google.
 @Suite(.serialized) struct RelayEndToEndTests {
     static let channelKey = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
@@ -75,9 +71,7 @@ import FoundationNetworking
                 expiresAt: UInt256(now + 120)
             ).signed(with: RelayEndToEndTests.channelKey, scheme: .eip712, domain: HeraldDomain(chainId: 1))
                 .authorizationHeader
-            var request = URLRequest(url: URL(string: server.baseURL + "/v1/notifications/\(sid)")!)
-            request.setValue(header, forHTTPHeaderField: "Authorization")
-            let (data, _) = try await HTTP.session.data(for: request)
+            let (_, data) = try await HTTP.get(server.baseURL + "/v1/notifications/\(sid)", authorization: header)
             return try JSONParser.parse(Array(data))
         }
 

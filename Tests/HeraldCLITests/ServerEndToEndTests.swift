@@ -3,10 +3,6 @@ import GRDB
 import HeraldCore
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 @Suite(.serialized) struct ServerEndToEndTests {
     static func temporaryDatabase() -> String {
         NSTemporaryDirectory() + "herald-e2e-\(UUID().uuidString)/herald.sqlite"

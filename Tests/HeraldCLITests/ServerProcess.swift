@@ -1,9 +1,7 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Testing
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A real `herald serve` in its own process, on a free port, for end-to-end and crash tests.
 final class ServerProcess: @unchecked Sendable {
@@ -109,13 +107,14 @@ final class OutputCollector: @unchecked Sendable {
     }
 }
 
-/// Minimal HTTP for tests: POST JSON, GET.
+/// Minimal HTTP for tests: POST JSON, GET. Over AsyncHTTPClient (NIO's own epoll loop), not
+/// URLSession, whose Linux implementation watches its sockets with libdispatch sources: the same
+/// machinery as the read sources `PipeDrain` avoids.
 enum HTTP {
-    static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 64
-        configuration.timeoutIntervalForRequest = 20
-        return URLSession(configuration: configuration)
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
     static func post(_ url: String, json: String) async throws -> (Int, Data) {
@@ -127,16 +126,22 @@ enum HTTP {
     }
 
     static func post(_ url: String, body: String, contentType: String) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = "POST"
-        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body.utf8)
-        let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: contentType)
+        request.body = .bytes(ByteBuffer(string: body))
+        return try await execute(request)
     }
 
-    static func get(_ url: String) async throws -> (Int, Data) {
-        let (data, response) = try await session.data(from: URL(string: url)!)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    static func get(_ url: String, authorization: String? = nil) async throws -> (Int, Data) {
+        var request = HTTPClientRequest(url: url)
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
+        return try await execute(request)
+    }
+
+    private static func execute(_ request: HTTPClientRequest) async throws -> (Int, Data) {
+        let response = try await client.execute(request, timeout: .seconds(20))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return (Int(response.status.code), Data(body.readableBytesView))
     }
 }

@@ -4,10 +4,6 @@ import HeraldCore
 import HeraldTesting
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// PROTOCOL §7 with three real processes: a downstream `herald serve` without push credentials, an
 /// upstream `herald serve` holding them (for the fake APNs and FCM), and the fakes.
 @Suite(.serialized) struct UpstreamRelayEndToEndTests {
@@ -114,10 +110,7 @@ import FoundationNetworking
         }
 
         func usageStatus(_ token: String) async throws -> Int {
-            var request = URLRequest(url: URL(string: upstream.baseURL + "/v1/relay/usage")!)
-            request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
-            let (_, response) = try await HTTP.session.data(for: request)
-            return (response as? HTTPURLResponse)?.statusCode ?? 0
+            try await HTTP.get(upstream.baseURL + "/v1/relay/usage", authorization: "Bearer " + token).0
         }
 
         func downstreamPlatforms() async throws -> [String] {
@@ -181,9 +174,8 @@ import FoundationNetworking
                 + setup.installationID + "&client_secret=" + setup.installationKey)
         #expect(status == 200)
         let token = try #require(try JSONParser.parse(Array(usage))["access_token"]?.stringValue)
-        var request = URLRequest(url: URL(string: setup.upstream.baseURL + "/v1/relay/usage")!)
-        request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
-        let (counts, _) = try await HTTP.session.data(for: request)
+        let (_, counts) = try await HTTP.get(
+            setup.upstream.baseURL + "/v1/relay/usage", authorization: "Bearer " + token)
         #expect(try JSONParser.parse(Array(counts))["sent"] == .number("6"))
     }
 

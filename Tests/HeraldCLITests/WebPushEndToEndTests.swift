@@ -4,10 +4,6 @@ import HeraldCore
 import HeraldTesting
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// PROTOCOL §9 end to end: `herald serve` with a VAPID key in front of the fake Web Push service,
 /// `herald webpush subscribe` and `herald inbox ingest --webpush` playing the browser or UnifiedPush app,
 /// reading what the fake received.
@@ -82,9 +78,7 @@ import FoundationNetworking
                 expiresAt: UInt256(now + 120)
             ).signed(with: WebPushEndToEndTests.channelKey, scheme: .eip712, domain: HeraldDomain(chainId: 1))
                 .authorizationHeader
-            var request = URLRequest(url: URL(string: server.baseURL + "/v1/notifications/\(sid)")!)
-            request.setValue(header, forHTTPHeaderField: "Authorization")
-            let (data, _) = try await HTTP.session.data(for: request)
+            let (_, data) = try await HTTP.get(server.baseURL + "/v1/notifications/\(sid)", authorization: header)
             guard case .array(let pushes)? = try JSONParser.parse(Array(data))["pushes"] else { return [] }
             return pushes
         }
