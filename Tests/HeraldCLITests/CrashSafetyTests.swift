@@ -86,18 +86,11 @@ import Testing
             // to wallets that followed in earlier rounds.
             let work = try MixedLoad.round(
                 round, wallets: 60, notifications: 40, followers: followers, channel: Self.channelKey, ledger: ledger)
-            let before = await ledger.count
             let killAfter = Int.random(in: 20...max(21, work.count - 10))
-            let base = server.baseURL
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await MixedLoad.send(work, to: [base]) }
-                group.addTask {
-                    while await ledger.count - before < killAfter { try? await Task.sleep(for: .milliseconds(2)) }
-                    server.kill(SIGKILL)
-                }
+            if await MixedLoad.send(work, to: [server.baseURL], ledger: ledger, killing: server, after: killAfter) {
+                killedMidLoad += 1
             }
             _ = try await server.waitForExit()
-            if await ledger.count - before < work.count { killedMidLoad += 1 }
             followers = await ledger.followers
         }
         #expect(killedMidLoad >= 8, "most kills should land mid-load, not after it")

@@ -17,11 +17,19 @@ enum MixedLoad {
         var subscriptions: [EthereumAddress] = []
         var sids: [String] = []
         var pushes = 0
-        var count: Int { bindings.count + subscriptions.count + sids.count }
+        /// Posts acknowledged (one per post: a notification's answer may carry several sids).
+        private(set) var acknowledged = 0
 
-        func bound(_ wallet: EthereumAddress, _ token: String) { bindings.append((wallet, token)) }
-        func subscribed(_ wallet: EthereumAddress) { subscriptions.append(wallet) }
+        func bound(_ wallet: EthereumAddress, _ token: String) {
+            acknowledged += 1
+            bindings.append((wallet, token))
+        }
+        func subscribed(_ wallet: EthereumAddress) {
+            acknowledged += 1
+            subscriptions.append(wallet)
+        }
         func sent(_ answer: JSONValue) {
+            acknowledged += 1
             if case .array(let items)? = answer["sid"] { sids += items.compactMap(\.stringValue) }
             if case .number(let text)? = answer["pushes"] { pushes += Int(text) ?? 0 }
         }
@@ -97,5 +105,37 @@ enum MixedLoad {
                 }
             }
         }
+    }
+
+    /// Sends `posts` as `send` does and SIGKILLs `victim` once `killAfter` of them are acknowledged.
+    /// Returns whether the kill landed mid-load: some posts were left unacknowledged. If fewer than
+    /// `killAfter` are ever acknowledged (refusals), the kill comes once every post is answered.
+    static func send(
+        _ posts: [Post], to bases: [String], ledger: Ledger, killing victim: ServerProcess, after killAfter: Int
+    ) async -> Bool {
+        let before = await ledger.acknowledged
+        let answered = Flag()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await send(posts, to: bases)
+                answered.set()
+            }
+            group.addTask {
+                while await ledger.acknowledged - before < killAfter && !answered.isSet {
+                    try? await Task.sleep(for: .milliseconds(2))
+                }
+                victim.kill(SIGKILL)
+            }
+        }
+        return await ledger.acknowledged - before < posts.count
+    }
+
+    /// Set once, read from any task.
+    final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+
+        func set() { lock.withLock { value = true } }
+        var isSet: Bool { lock.withLock { value } }
     }
 }

@@ -55,18 +55,10 @@ struct TwoNodeTests {
         let second = try MixedLoad.round(
             1, wallets: 30, notifications: 60, followers: await ledger.followers, channel: Self.channelKey,
             ledger: ledger)
-        let before = await ledger.count
-        let killAfter = second.count / 3
-        let killedA = a
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await MixedLoad.send(second, to: [killedA.baseURL, b.baseURL]) }
-            group.addTask {
-                while await ledger.count - before < killAfter { try? await Task.sleep(for: .milliseconds(2)) }
-                killedA.kill(SIGKILL)
-            }
-        }
-        _ = try await killedA.waitForExit()
-        #expect(await ledger.count - before < second.count, "the kill landed mid-load")
+        let midLoad = await MixedLoad.send(
+            second, to: [a.baseURL, b.baseURL], ledger: ledger, killing: a, after: second.count / 3)
+        _ = try await a.waitForExit()
+        #expect(midLoad, "the kill landed mid-load")
 
         // Node A comes back; round 2 over both.
         a = try await node()
