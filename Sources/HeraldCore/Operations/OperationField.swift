@@ -13,10 +13,11 @@ public enum OperationField: Sendable, Hashable {
         }
     }
 
-    /// EIP-712 `encodeData` of this value: one 32-byte word.
-    var encoded: [UInt8] {
+    /// EIP-712 `encodeData` of this value: one 32-byte word. A string's hash is remembered when its
+    /// field's values are `recurring` across operations.
+    func encoded(recurring: Bool) -> [UInt8] {
         switch self {
-        case .string(let text): return Keccak256.hash(text.utf8)
+        case .string(let text): return recurring ? RecurringWordHashes.keccak(text) : Keccak256.hash(text.utf8)
         case .address(let address): return [UInt8](repeating: 0, count: 12) + address.bytes
         case .uint256(let value): return value.bigEndianBytes
         }

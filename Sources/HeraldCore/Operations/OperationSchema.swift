@@ -7,12 +7,19 @@ public struct OperationSchema: Sendable {
     public let encodeType: String
     /// keccak256(encodeType)
     public let typeHash: [UInt8]
+    /// Per field: whether its values recur across operations (an action, a platform, the audience), so
+    /// that their hashes are worth remembering (`RecurringWordHashes`).
+    let recurring: [Bool]
+
+    /// Fields whose few values come back in operation after operation.
+    static let recurringFieldNames: Set<String> = ["action", "platform", "audience"]
 
     public init(primaryType: String, fields: [OperationFieldSpec]) {
         self.primaryType = primaryType
         self.fields = fields
         encodeType = primaryType + "(" + fields.map { "\($0.kind.rawValue) \($0.name)" }.joined(separator: ",") + ")"
         typeHash = Keccak256.hash(encodeType.utf8)
+        recurring = fields.map { $0.kind == .string && Self.recurringFieldNames.contains($0.name) }
     }
 
     /// Reads `message` (a JSON object) into typed field values by PROTOCOL §2's rules: exactly the

@@ -29,7 +29,9 @@ extension SignedOperation {
     public var structHash: [UInt8] {
         var hasher = Keccak256()
         hasher.update(Self.schema.typeHash)
-        for value in fieldValues { hasher.update(value.encoded) }
+        for (value, recurring) in zip(fieldValues, Self.schema.recurring) {
+            hasher.update(value.encoded(recurring: recurring))
+        }
         return hasher.finalize()
     }
 
