@@ -17,7 +17,7 @@ public enum OperationField: Sendable, Hashable {
     /// field's values are `recurring` across operations.
     func encoded(recurring: Bool) -> [UInt8] {
         switch self {
-        case .string(let text): return recurring ? RecurringWordHashes.keccak(text) : Keccak256.hash(text.utf8)
+        case .string(let text): return recurring ? RecurringWordHashes.shared.keccak(text) : Keccak256.hash(text.utf8)
         case .address(let address): return [UInt8](repeating: 0, count: 12) + address.bytes
         case .uint256(let value): return value.bigEndianBytes
         }

@@ -7,24 +7,49 @@ import Synchronization
 /// Only fields the schema marks as recurring come here (never a token, key or payload), and at most
 /// `capacity` distinct values are kept: a client sending made-up audiences can fill the table, never
 /// grow it, and what is not kept is simply hashed as before.
-enum RecurringWordHashes {
-    static let capacity = 64
+final class RecurringWordHashes: Sendable {
+    /// The one operations use.
+    static let shared = RecurringWordHashes(capacity: 64)
     /// Longer values are hashed, not kept: no action, platform or sane audience is this long.
     static let maximumLength = 128
 
-    private static let table = Mutex<[String: [UInt8]]>([:])
+    let capacity: Int
+    private let table = Mutex<[Word: [UInt8]]>([:])
+
+    init(capacity: Int) { self.capacity = capacity }
 
     /// How many values are kept, and whether one is (for tests).
-    static var count: Int { table.withLock { $0.count } }
-    static func isKept(_ word: String) -> Bool { table.withLock { $0[word] != nil } }
+    var count: Int { table.withLock { $0.count } }
+    func isKept(_ word: String) -> Bool { table.withLock { $0[Word(word)] != nil } }
 
-    static func keccak(_ word: String) -> [UInt8] {
-        guard word.utf8.count <= maximumLength else { return Keccak256.hash(word.utf8) }
+    func keccak(_ text: String) -> [UInt8] {
+        guard text.utf8.count <= Self.maximumLength else { return Keccak256.hash(text.utf8) }
+        let word = Word(text)
         if let known = table.withLock({ $0[word] }) { return known }
-        let hash = Keccak256.hash(word.utf8)
+        let hash = Keccak256.hash(text.utf8)
         table.withLock { words in
             if words.count < capacity { words[word] = hash }
         }
         return hash
+    }
+
+    /// A string compared and hashed by its UTF-8 bytes, which are what Keccak hashes: Swift's `String`
+    /// equality is canonical equivalence, under which "é" and "e\u{301}" are equal though their bytes,
+    /// and so their hashes, differ.
+    struct Word: Hashable {
+        let text: String
+
+        init(_ text: String) { self.text = text }
+
+        static func == (left: Word, right: Word) -> Bool { left.text.utf8.elementsEqual(right.text.utf8) }
+
+        func hash(into hasher: inout Hasher) {
+            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
+                hasher.combine(bytes: UnsafeRawBufferPointer($0))
+            }
+            if hashed == nil {
+                for byte in text.utf8 { hasher.combine(byte) }
+            }
+        }
     }
 }
