@@ -114,28 +114,16 @@ enum MixedLoad {
         _ posts: [Post], to bases: [String], ledger: Ledger, killing victim: ServerProcess, after killAfter: Int
     ) async -> Bool {
         let before = await ledger.acknowledged
-        let answered = Flag()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await send(posts, to: bases)
-                answered.set()
-            }
-            group.addTask {
-                while await ledger.acknowledged - before < killAfter && !answered.isSet {
+                while await ledger.acknowledged - before < killAfter && !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(2))
                 }
                 victim.kill(SIGKILL)
             }
+            await send(posts, to: bases)
+            group.cancelAll()
         }
         return await ledger.acknowledged - before < posts.count
-    }
-
-    /// Set once, read from any task.
-    final class Flag: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = false
-
-        func set() { lock.withLock { value = true } }
-        var isSet: Bool { lock.withLock { value } }
     }
 }

@@ -18,7 +18,8 @@ final class PipeDrain: @unchecked Sendable {
     private var ended = false
     private let onChunk: (@Sendable (Data) -> Void)?
 
-    /// `onChunk` sees each chunk as it arrives (for a server whose output is watched while it runs).
+    /// `onChunk` takes each chunk as it arrives (for a server whose output is watched while it runs);
+    /// then the drain keeps nothing itself, and only waiting for the end is left to it.
     init(_ pipe: Pipe, onChunk: (@Sendable (Data) -> Void)? = nil) {
         self.onChunk = onChunk
         let handle = pipe.fileHandleForReading
@@ -55,10 +56,13 @@ final class PipeDrain: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 let chunk = Data(buffer[0..<count])
-                onChunk?(chunk)
-                condition.lock()
-                data.append(chunk)
-                condition.unlock()
+                if let onChunk {
+                    onChunk(chunk)
+                } else {
+                    condition.lock()
+                    data.append(chunk)
+                    condition.unlock()
+                }
             } else if count < 0 && errno == EINTR {
                 continue
             } else {

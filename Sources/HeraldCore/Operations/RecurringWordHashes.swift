@@ -44,12 +44,8 @@ final class RecurringWordHashes: Sendable {
         static func == (left: Word, right: Word) -> Bool { left.text.utf8.elementsEqual(right.text.utf8) }
 
         func hash(into hasher: inout Hasher) {
-            let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
-                hasher.combine(bytes: UnsafeRawBufferPointer($0))
-            }
-            if hashed == nil {
-                for byte in text.utf8 { hasher.combine(byte) }
-            }
+            var bytes = text
+            bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
     }
 }
