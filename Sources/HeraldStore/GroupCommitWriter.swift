@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import NIOCore
 import Synchronization
 
 /// Group commit on a dedicated thread: changes that arrive while a transaction is being written
@@ -14,6 +15,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     private struct Pending {
         let write: StoreWrite
         let continuation: CheckedContinuation<StoreWriteOutcome, any Error>
+        /// Where the caller is answered (see `WaiterHome`).
+        let home: (any EventLoop)?
     }
 
     /// Large enough to amortise the fsync, small enough that one batch stays a few milliseconds.
@@ -60,7 +63,7 @@ final class GroupCommitWriter: @unchecked Sendable {
                 continuation.resume(throwing: StoreError("the store is closed"))
                 return
             }
-            pending.append(Pending(write: write, continuation: continuation))
+            pending.append(Pending(write: write, continuation: continuation, home: WaiterHome.current()))
             if !started {
                 started = true
                 let thread = Thread { [self] in loop() }
@@ -150,9 +153,13 @@ final class GroupCommitWriter: @unchecked Sendable {
             // Only now, committed, do the nonces count as spent and the keys as stored.
             ledger.insert(spent)
             knownKeys.insert(keys)
-            for (item, outcome) in zip(batch, outcomes) { item.continuation.resume(returning: outcome) }
+            WaiterHome.deliver(
+                zip(batch, outcomes).map { item, outcome in
+                    (item.home, { item.continuation.resume(returning: outcome) })
+                })
         } catch {
-            for item in batch { item.continuation.resume(throwing: StoreError("write failed: \(error)")) }
+            let failure = StoreError("write failed: \(error)")
+            WaiterHome.deliver(batch.map { item in (item.home, { item.continuation.resume(throwing: failure) }) })
         }
     }
 }
