@@ -81,12 +81,11 @@ final class SQLiteTestDatabase: StoreDatabase {
 
     /// A store on this file, opened by its path (`walRestartPages`: a checkpoint thread that restarts
     /// the log sooner and runs ten times as often).
-    func open(walRestartPages: Int? = nil) throws -> SQLiteHeraldStore {
+    func open(walRestartPages: Int? = nil, logger: Logger = Logger(label: "herald.store")) throws -> SQLiteHeraldStore {
         let store =
             try walRestartPages.map {
-                try SQLiteHeraldStore(
-                    path: path, logger: Logger(label: "herald.store"), checkpoints: 0.025, walRestartPages: $0)
-            } ?? SQLiteHeraldStore(path: path)
+                try SQLiteHeraldStore(path: path, logger: logger, checkpoints: 0.025, walRestartPages: $0)
+            } ?? SQLiteHeraldStore(path: path, logger: logger)
         stores.withLock { $0.append(store) }
         return store
     }
