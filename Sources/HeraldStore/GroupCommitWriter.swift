@@ -126,6 +126,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         let writes = batch.map(\.write)
         let ledger = self.ledger
         let knownKeys = self.knownKeys
+        let results: [Result<StoreWriteOutcome, any Error>]
         do {
             let (outcomes, spent, keys) = try pool.write { db in
                 var batchSpent = DeviceChangeSQL.BatchNonces()
@@ -153,14 +154,12 @@ final class GroupCommitWriter: @unchecked Sendable {
             // Only now, committed, do the nonces count as spent and the keys as stored.
             ledger.insert(spent)
             knownKeys.insert(keys)
-            WaiterHome.deliver(
-                zip(batch, outcomes).map { item, outcome in
-                    (item.home, { item.continuation.resume(returning: outcome) })
-                })
+            results = outcomes.map { .success($0) }
         } catch {
-            let failure = StoreError("write failed: \(error)")
-            WaiterHome.deliver(batch.map { item in (item.home, { item.continuation.resume(throwing: failure) }) })
+            results = Array(repeating: .failure(StoreError("write failed: \(error)")), count: batch.count)
         }
+        WaiterHome.deliver(
+            zip(batch, results).map { item, result in (item.home, { item.continuation.resume(with: result) }) })
     }
 }
 

@@ -7,15 +7,9 @@ import Testing
 /// Migration 0009 rebuilds `bindings` and `push_outbox` with CHECKs that SQLite evaluates without a
 /// temporary B-tree: every row survives, the rules still hold, and the hot statements plan none.
 @Suite struct ChecksMigrationTests {
-    private static func withDatabase(_ body: (DatabaseQueue) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-checks-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try body(try DatabaseQueue(path: folder.appendingPathComponent("db.sqlite").path))
-    }
-
-    @Test func everyRowOfAnEarlierDatabaseSurvives() throws {
-        try Self.withDatabase { queue in
+    @Test func everyRowOfAnEarlierDatabaseSurvives() async throws {
+        try await SQLiteTestDatabase.with { database in
+            let queue = try database.queue()
             try Migrations.migrator.migrate(queue, upTo: "0008_webpush")
             let wallet = Data(repeating: 0xAB, count: 20)
             try queue.write { db in
@@ -53,8 +47,9 @@ import Testing
         }
     }
 
-    @Test func theRulesStillHold() throws {
-        try Self.withDatabase { queue in
+    @Test func theRulesStillHold() async throws {
+        try await SQLiteTestDatabase.with { database in
+            let queue = try database.queue()
             try Migrations.migrator.migrate(queue)
             let wallet = Data(repeating: 0x01, count: 20)
             try queue.write { db in
@@ -80,8 +75,9 @@ import Testing
     }
 
     /// What the change is for: no statement a registration or an outcome runs builds a temporary B-tree.
-    @Test func theHotStatementsPlanNoTemporaryTable() throws {
-        try Self.withDatabase { queue in
+    @Test func theHotStatementsPlanNoTemporaryTable() async throws {
+        try await SQLiteTestDatabase.with { database in
+            let queue = try database.queue()
             try Migrations.migrator.migrate(queue)
             let statements = [
                 "INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen) VALUES (?, ?, ?, ?, ?)",

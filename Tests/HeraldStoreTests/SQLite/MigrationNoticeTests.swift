@@ -1,4 +1,3 @@
-import Foundation
 import GRDB
 import Logging
 import Synchronization
@@ -15,9 +14,7 @@ import Testing
             #expect(fresh.messages.filter { $0.contains("schema") }.isEmpty)
         }
         try await SQLiteTestDatabase.with { database in
-            try FileManager.default.createDirectory(
-                atPath: (database.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let queue = try DatabaseQueue(path: database.path)
+            let queue = try database.queue()
             try Migrations.migrator.migrate(queue, upTo: "0008_webpush")
             try queue.close()
             let upgrade = LogCapture()

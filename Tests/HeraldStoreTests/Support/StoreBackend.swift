@@ -92,6 +92,14 @@ final class SQLiteTestDatabase: StoreDatabase {
 
     func openStore() async throws -> any HeraldStore { try open() }
 
+    /// A plain connection to this file (its folder made if no store made it yet), for tests that work
+    /// below the store: migrating part of the way, reading the schema.
+    func queue() throws -> DatabaseQueue {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        return try DatabaseQueue(path: path)
+    }
+
     func execute(_ sql: String) async throws {
         let queue = try DatabaseQueue(path: path)
         try await queue.write { db in try db.execute(sql: sql) }
