@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import HeraldCore
+public import HeraldStore
 public import Prometheus
 import Synchronization
 
@@ -123,10 +124,12 @@ public final class ServerMetrics: Sendable {
 
     func setBindings(_ count: Int) { bindingsGauge.record(count) }
 
-    /// Prometheus text exposition format, with the process's CPU time and memory where procfs has them.
-    public func render() -> [UInt8] {
+    /// Prometheus text exposition format, with the process's CPU time and memory where procfs has them,
+    /// and the store writer's counters when given.
+    public func render(writer: WriterStatistics.Snapshot? = nil) -> [UInt8] {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
+        if let writer { buffer.append(contentsOf: StoreWriterMetrics.exposition(writer).utf8) }
         if let sample = ProcessStats.current() { buffer.append(contentsOf: ProcessStats.exposition(sample).utf8) }
         return buffer
     }

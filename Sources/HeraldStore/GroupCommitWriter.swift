@@ -17,6 +17,8 @@ final class GroupCommitWriter: @unchecked Sendable {
         let continuation: CheckedContinuation<StoreWriteOutcome, any Error>
         /// Where the caller is answered (see `WaiterHome`).
         let home: (any EventLoop)?
+        /// When it was submitted (`WriterStatistics.now()`).
+        let submitted: UInt64
     }
 
     /// Large enough to amortise the fsync, small enough that one batch stays a few milliseconds.
@@ -32,16 +34,13 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var started = false
     private var stopping = false
     private var stopped = false
-    private let committed = Atomic<Int>(0)
+    /// Transactions, writes, busy time and waits, for `/metrics` (and tests: writes share transactions).
+    let statistics = WriterStatistics(lanes: 1)
     private let restartWanted = Atomic<Bool>(false)
     private let restarted = Atomic<Int>(0)
 
     /// The longest a log restart waits for readers of the old log, in milliseconds.
     static let restartWait = 20
-
-    /// Transactions committed so far (a batch is one; tests read it to see writes share them, as they
-    /// do the PostgreSQL writer's).
-    var commits: Int { committed.load(ordering: .relaxed) }
 
     /// Times the log was started over (for tests).
     var logRestarts: Int { restarted.load(ordering: .relaxed) }
@@ -63,7 +62,10 @@ final class GroupCommitWriter: @unchecked Sendable {
                 continuation.resume(throwing: StoreError("the store is closed"))
                 return
             }
-            pending.append(Pending(write: write, continuation: continuation, home: WaiterHome.current()))
+            pending.append(
+                Pending(
+                    write: write, continuation: continuation, home: WaiterHome.current(),
+                    submitted: WriterStatistics.now()))
             if !started {
                 started = true
                 let thread = Thread { [self] in loop() }
@@ -96,8 +98,9 @@ final class GroupCommitWriter: @unchecked Sendable {
             let batch = Array(pending.prefix(Self.maximumBatch))
             pending.removeFirst(batch.count)
             condition.unlock()
+            let start = WriterStatistics.now()
             if restartWanted.exchange(false, ordering: .relaxed) { restartLog() }
-            commit(batch)
+            commit(batch, start: start)
         }
     }
 
@@ -122,7 +125,8 @@ final class GroupCommitWriter: @unchecked Sendable {
         if done == true { restarted.add(1, ordering: .relaxed) }
     }
 
-    private func commit(_ batch: [Pending]) {
+    /// Writes the batch in one transaction and answers it; `start` is when the writer took it up.
+    private func commit(_ batch: [Pending], start: UInt64) {
         let writes = batch.map(\.write)
         let ledger = self.ledger
         let knownKeys = self.knownKeys
@@ -150,7 +154,7 @@ final class GroupCommitWriter: @unchecked Sendable {
                 }
                 return (outcomes, batchSpent.entries, batchSpent.keys)
             }
-            committed.add(1, ordering: .relaxed)
+            statistics.committed(writes: batch.count)
             // Only now, committed, do the nonces count as spent and the keys as stored.
             ledger.insert(spent)
             knownKeys.insert(keys)
@@ -158,6 +162,8 @@ final class GroupCommitWriter: @unchecked Sendable {
         } catch {
             results = Array(repeating: .failure(StoreError("write failed: \(error)")), count: batch.count)
         }
+        statistics.busy(since: start)
+        statistics.answered(submitted: batch.lazy.map(\.submitted))
         WaiterHome.deliver(
             zip(batch, results).map { item, result in (item.home, { item.continuation.resume(with: result) }) })
     }

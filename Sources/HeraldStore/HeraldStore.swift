@@ -35,6 +35,9 @@ public protocol HeraldStore: RelayStore {
     /// Throws when storage does not answer (for `GET /healthz`).
     func checkHealth() async throws
 
+    /// What the group-commit writer has done since the store opened (for `/metrics`).
+    var writerStatistics: WriterStatistics.Snapshot { get }
+
     /// Applies a verified subscribe / unsubscribe and records its nonce, atomically.
     func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome
 

@@ -303,6 +303,8 @@ public final class SQLiteHeraldStore: HeraldStore {
         }
     }
 
+    public var writerStatistics: WriterStatistics.Snapshot { writer.statistics.snapshot() }
+
     public func checkHealth() async throws {
         _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }

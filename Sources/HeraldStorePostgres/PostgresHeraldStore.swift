@@ -166,6 +166,8 @@ public final class PostgresHeraldStore: HeraldStore {
         try await count("SELECT count(*) FROM bindings")
     }
 
+    public var writerStatistics: WriterStatistics.Snapshot { writer.statistics.snapshot() }
+
     public func checkHealth() async throws {
         _ = try await count("SELECT 1")
     }

@@ -29,12 +29,10 @@ final class PostgresWriter: Sendable {
     private let logger: Logger
     let knownKeys: KnownWalletKeys
     private let lanes: [WriteLane]
-    private let committed = Atomic<Int>(0)
+    /// Transactions, writes, busy time (summed over lanes) and waits, for `/metrics`.
+    let statistics: WriterStatistics
 
     private let split = Atomic<Int>(0)
-
-    /// Transactions committed so far (a batch is one; tests read it to see writes share them).
-    var commits: Int { committed.load(ordering: .relaxed) }
 
     /// Batches run again one write at a time after a failure that was not transient.
     var splitBatches: Int { split.load(ordering: .relaxed) }
@@ -44,6 +42,7 @@ final class PostgresWriter: Sendable {
         self.logger = logger
         self.knownKeys = knownKeys
         self.lanes = (0..<max(1, lanes)).map { _ in WriteLane() }
+        statistics = WriterStatistics(lanes: max(1, lanes))
     }
 
     func submit(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
@@ -64,6 +63,7 @@ final class PostgresWriter: Sendable {
                 let (outcomes, keys) = try await run(batch.map(\.write))
                 // Only now, committed, do the keys count as stored.
                 knownKeys.insert(keys)
+                statistics.answered(submitted: batch.lazy.map(\.submitted))
                 for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
                 return
             } catch BatchFailure.rolledBack(let error) {
@@ -98,6 +98,7 @@ final class PostgresWriter: Sendable {
         } else {
             failure = StoreError("write failed: \(PostgresErrors.describe(error))")
         }
+        statistics.answered(submitted: batch.lazy.map(\.submitted))
         for pending in batch { pending.continuation.resume(throwing: failure) }
     }
 
@@ -112,6 +113,8 @@ final class PostgresWriter: Sendable {
     private func run(_ writes: [PostgresWrite]) async throws -> ([PostgresWriteOutcome], Set<EthereumAddress>) {
         let logger = self.logger
         let knownKeys = self.knownKeys
+        let start = WriterStatistics.now()
+        defer { statistics.busy(since: start) }
         return try await client.withConnection { connection in
             var sql = PostgresWriteSQL(connection: connection, logger: logger, knownKeys: knownKeys)
             var outcomes: [PostgresWriteOutcome] = []
@@ -130,7 +133,7 @@ final class PostgresWriter: Sendable {
             } catch {
                 throw BatchFailure.commitFailed(error)
             }
-            committed.add(1, ordering: .relaxed)
+            statistics.committed(writes: writes.count)
             return (outcomes, sql.rememberedKeys)
         }
     }
@@ -141,6 +144,8 @@ final class WriteLane: Sendable {
     struct Pending: Sendable {
         let write: PostgresWrite
         let continuation: CheckedContinuation<PostgresWriteOutcome, any Error>
+        /// When it was submitted (`WriterStatistics.now()`).
+        let submitted: UInt64
     }
 
     private struct State {
@@ -158,7 +163,8 @@ final class WriteLane: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let start: Bool? = state.withLock { state in
                 guard !state.closed else { return nil }
-                state.pending.append(Pending(write: write, continuation: continuation))
+                state.pending.append(
+                    Pending(write: write, continuation: continuation, submitted: WriterStatistics.now()))
                 if state.draining { return false }
                 state.draining = true
                 return true

@@ -233,6 +233,9 @@ struct FailingStore: HeraldStore {
     func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func checkHealth() async throws { throw Failure() }
+    var writerStatistics: WriterStatistics.Snapshot {
+        .init(transactions: 0, writes: 0, busySeconds: 0, waitSeconds: 0, lanes: 1)
+    }
     func addInstallation(_ installation: RelayInstallation) async throws { throw Failure() }
     func removeInstallation(id: String) async throws -> Bool { throw Failure() }
     func installations() async throws -> [RelayInstallation] { throw Failure() }

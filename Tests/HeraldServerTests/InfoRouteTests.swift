@@ -40,6 +40,24 @@ import Testing
             #expect(metrics.text.contains("\nprocess_resident_memory_bytes "))
             #expect(
                 metrics.text.contains(#"herald_http_requests_total{route="/v1/devices",method="POST",status="409"} 1"#))
+            // The store writer's counters: the binding and its replay were both written (the database
+            // judged the replay), in at most two transactions, and took some time.
+            let writes = try #require(Self.value("herald_store_writes_total", in: metrics.text))
+            let transactions = try #require(Self.value("herald_store_transactions_total", in: metrics.text))
+            #expect(writes >= 2)
+            #expect(transactions >= 1 && transactions <= writes)
+            let busy = try #require(Self.value("herald_store_busy_seconds_total", in: metrics.text))
+            let wait = try #require(Self.value("herald_store_wait_seconds_total", in: metrics.text))
+            #expect(busy > 0 && busy <= wait)
+            #expect(Self.value("herald_store_writer_lanes", in: metrics.text) == 1)
         }
+    }
+
+    /// The value of an unlabelled series in Prometheus text format.
+    static func value(_ name: String, in text: String) -> Double? {
+        text.split(separator: "\n").lazy.compactMap { line -> Double? in
+            let parts = line.split(separator: " ")
+            return parts.count == 2 && parts[0] == name ? Double(parts[1]) : nil
+        }.first
     }
 }

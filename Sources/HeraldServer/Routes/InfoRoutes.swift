@@ -44,7 +44,7 @@ enum InfoRoutes {
         router.on(RouteTable.metrics) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: .init(bytes: state.metrics.render())))
+                body: .init(byteBuffer: .init(bytes: state.metrics.render(writer: state.store.writerStatistics))))
         }
     }
 }

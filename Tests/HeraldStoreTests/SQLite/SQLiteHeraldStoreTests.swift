@@ -105,7 +105,7 @@ import Testing
             }
             let size = try #require(try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int)
             #expect(store.writer.logRestarts > 0)
-            #expect(store.writer.commits >= written)
+            #expect(store.writerStatistics.transactions >= written)
             // Grown by every page written, the file would hold two per commit at least; restarted, it
             // holds what one round's interval wrote, past the threshold.
             #expect(size < written * 4096 / 4, "\(size) bytes of log after \(written) commits")

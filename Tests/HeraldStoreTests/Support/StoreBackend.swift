@@ -46,15 +46,6 @@ protocol StoreDatabase: Sendable {
     func integers(_ sql: String) async throws -> [Int64]
 }
 
-/// Transactions a store's writer has committed so far: fewer than the writes sent means they shared.
-func committedTransactions(of store: any HeraldStore) throws -> Int {
-    switch store {
-    case let store as SQLiteHeraldStore: return store.writer.commits
-    case let store as PostgresHeraldStore: return store.writer.commits
-    default: throw StoreError("no commit count for \(type(of: store))")
-    }
-}
-
 /// A database file of its own in a temporary folder, removed afterwards with the stores opened on it
 /// closed.
 final class SQLiteTestDatabase: StoreDatabase {
