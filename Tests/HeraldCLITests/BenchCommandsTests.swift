@@ -21,7 +21,7 @@ import Testing
         #expect(latency["p50"] != nil)
     }
 
-    @Test func benchRegisterSendsEveryRegistrationAndPrintsTheServersCPU() async throws {
+    @Test func benchRegisterSendsEveryRegistrationAndPrintsTheServersCPUAndItsWriter() async throws {
         let folder = NSTemporaryDirectory() + "herald-bench-register-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -41,6 +41,11 @@ import Testing
         #expect(json["statuses"] as? [String: Int] == ["200": 45], "every registration verified and stored")
         #expect(json["transportErrors"] as? Int == 0)
         #expect((json["serverCPUMicrosecondsPerRequest"] as? Double ?? 0) > 0)
+        // The store writer's figures over the run, from the server's /metrics.
+        let writer = try #require(json["storeWriter"] as? [String: Double], "\(result.stdout)")
+        #expect((writer["writesPerTransaction"] ?? 0) >= 1)
+        #expect((writer["busyShare"] ?? 0) > 0)
+        #expect((writer["commitWaitMilliseconds"] ?? 0) > 0)
         let latency = try #require(json["latencyMilliseconds"] as? [String: Double])
         #expect((latency["p50"] ?? 0) > 0 && (latency["max"] ?? 0) >= (latency["p99"] ?? 0))
     }

@@ -88,15 +88,15 @@ struct RegisterBenchCommand: AsyncParsableCommand {
         }
         log("sending over \(concurrency) connections …")
         let sending = ProgressLine("bench register", total: requests, unit: "requests", json: global.json)
-        let cpuBefore = await target.processCPUSeconds()
+        let before = await target.metricValues(ServerFigures.series)
         var result = try await RegisterBenchLoad.run(
             bodies: bodies, url: target.server.absoluteString.trimmingTrailingSlashes + "/v1/devices",
             concurrency: concurrency, progress: sending)
-        let cpuAfter = await target.processCPUSeconds()
+        let after = await target.metricValues(ServerFigures.series)
         sending.finish()
-        if let cpuBefore, let cpuAfter, result.requests > 0 {
-            result.serverCPUMicrosecondsPerRequest = (cpuAfter - cpuBefore) * 1e6 / Double(result.requests)
-        }
+        let figures = ServerFigures(before: before, after: after, requests: result.requests, seconds: result.seconds)
+        result.serverCPUMicrosecondsPerRequest = figures.cpuMicrosecondsPerRequest
+        result.storeWriter = figures.storeWriter
         try result.print(json: global.json)
     }
 

@@ -14,6 +14,8 @@ enum RegisterBenchLoad {
         let transportErrors: Int
         /// The server's CPU time (user + system) over the load, per request, from its /metrics.
         var serverCPUMicrosecondsPerRequest: Double?
+        /// What the server's store writer did over the load, from its /metrics.
+        var storeWriter: ServerFigures.StoreWriter?
 
         func print(json: Bool) throws {
             if json {
@@ -36,6 +38,13 @@ enum RegisterBenchLoad {
                         cpu * requestsPerSecond / 1e6))
             } else {
                 Swift.print("server CPU: not published (the server's /metrics has no process_cpu_seconds_total)")
+            }
+            if let writer = storeWriter {
+                Swift.print(
+                    String(
+                        format:
+                            "store writer: %.1f writes a transaction, in transactions %.0f%% of the time, a write waited %.2f ms for its commit",
+                        writer.writesPerTransaction, writer.busyShare * 100, writer.commitWaitMilliseconds))
             }
             if statuses["429"] != nil {
                 Swift.print("note: 429s mean the server's rate limiter is on; run it with --rate-limit 0")

@@ -45,12 +45,18 @@ struct HeraldHTTPClient {
             version: json["version"]?.stringValue ?? "?")
     }
 
-    /// The server's `process_cpu_seconds_total` from `GET /metrics`; nil when it does not publish it (no
-    /// procfs, an older server) or cannot be reached.
-    func processCPUSeconds() async -> Double? {
-        let prefix = "process_cpu_seconds_total "
-        let line = await metricsText()?.split(separator: "\n").first { $0.hasPrefix(prefix) }
-        return line.flatMap { Double($0.dropFirst(prefix.count)) }
+    /// The values of unlabelled series of `GET /metrics` (`process_cpu_seconds_total`, the store writer's
+    /// counters), by name: those the server publishes; none when it cannot be reached.
+    func metricValues(_ names: Set<String>) async -> [String: Double] {
+        guard let text = await metricsText() else { return [:] }
+        var values: [String: Double] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, names.contains(String(parts[0])), let value = Double(parts[1]) {
+                values[String(parts[0])] = value
+            }
+        }
+        return values
     }
 
     /// `GET /metrics` as text; nil when it cannot be had.
