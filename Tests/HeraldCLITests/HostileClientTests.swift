@@ -104,6 +104,28 @@ import Glibc
         #expect(body.closedByServer(within: 4))
     }
 
+    /// The deadline is per request: a keep-alive connection whose requests each arrive in time is served
+    /// for longer than the timeout, and a slow request after a quick one is still cut off.
+    @Test func eachRequestOfAKeptConnectionHasItsOwnDeadline() async throws {
+        let server = try await start(["--request-timeout", "2"])
+        defer { server.kill(SIGKILL) }
+        let kept = try RawConnection(port: server.port)
+        // Eight requests 0.5 s apart: 4 s on one connection, twice the timeout, none of them late.
+        for index in 0..<8 {
+            if index > 0 { try await Task.sleep(for: .milliseconds(500)) }
+            #expect(kept.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), "request \(index) sent")
+            #expect(kept.answer().hasPrefix("HTTP/1.1 200"), "request \(index) answered")
+        }
+        // Then a request that trickles in: cut off like a slow loris's first one.
+        var stillOpen = kept.send("POST /v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        for _ in 0..<30 where stillOpen {
+            try await Task.sleep(for: .milliseconds(500))
+            stillOpen = kept.send("X")
+        }
+        #expect(!stillOpen, "the server cut the slow request off while it was still going")
+        #expect(kept.closedByServer(within: 3))
+    }
+
     /// HTTP framing a client controls: each is a 4xx with the connection closed or a §3 error, never a
     /// 500, and the server goes on serving. (A chunked body past the limit was a 500 until
     /// `NIOTooManyBytesError` was mapped: found by hand with raw sockets.)
