@@ -83,6 +83,8 @@ enum RequestBody {
     /// `application/json`, optionally with `charset=utf-8`, any case, nothing else.
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
+        // What almost every client sends, checked without splitting and lowercasing copies of it.
+        if contentType == "application/json" { return true }
         let parts = contentType.split(separator: ";").map { String($0).trimmed.lowercased() }
         guard parts.first == "application/json" else { return false }
         for parameter in parts.dropFirst() {
