@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import Logging
 import NIOCore
 import Synchronization
 
@@ -49,9 +50,14 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// log has grown past its threshold: see `WALCheckpointer`).
     func requestLogRestart() { restartWanted.store(true, ordering: .relaxed) }
 
-    init(pool: DatabasePool, ledger: NonceLedger) {
+    private let logger: Logger
+    /// What raising the writer thread's priority gave, once the thread runs (for tests).
+    let priority = Mutex<WriterThreadPriority?>(nil)
+
+    init(pool: DatabasePool, ledger: NonceLedger, logger: Logger) {
         self.pool = pool
         self.ledger = ledger
+        self.logger = logger
     }
 
     func submit(_ write: StoreWrite) async throws -> StoreWriteOutcome {
@@ -86,6 +92,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     private func loop() {
+        raisePriority()
         while true {
             condition.lock()
             while pending.isEmpty && !stopping { condition.wait() }
@@ -101,6 +108,22 @@ final class GroupCommitWriter: @unchecked Sendable {
             let start = WriterStatistics.now()
             if restartWanted.exchange(false, ordering: .relaxed) { restartLog() }
             commit(batch, start: start)
+        }
+    }
+
+    /// See `WriterThreadPriority`: the writer is scheduled ahead of the request handlers.
+    private func raisePriority() {
+        let outcome = WriterThreadPriority.raiseCurrentThread()
+        priority.withLock { $0 = outcome }
+        switch outcome {
+        case .raised(let from, let to):
+            logger.debug("store writer thread raised to nice \(to) (from \(from))")
+        case .unchanged(let nice):
+            logger.info(
+                """
+                store writer thread left at nice \(nice): raising it takes CAP_SYS_NICE or an RLIMIT_NICE \
+                that allows it (systemd: LimitNICE=-15), and under load writes then wait less for their commit
+                """)
         }
     }
 

@@ -86,7 +86,7 @@ public final class SQLiteHeraldStore: HeraldStore {
         } catch {
             throw StoreError("cannot load spent nonces from \(path): \(error)")
         }
-        let writer = GroupCommitWriter(pool: pool, ledger: ledger)
+        let writer = GroupCommitWriter(pool: pool, ledger: ledger, logger: logger)
         self.writer = writer
         do {
             checkpointer = try WALCheckpointer(
