@@ -8,8 +8,8 @@ import Glibc
 /// the event loops' signature checks for about a third of its time (measured from its
 /// `/proc/…/schedstat`): each commit, and so each waiting request, took that much longer. Ten nice
 /// levels above the thread that starts it (about nine times its CPU weight), the writer is scheduled as
-/// soon as it can run: in alternated runs at 11,000 registrations a second, a write waited 1.4 ms for
-/// its commit instead of 2.4 ms and the rate rose by 4–8%.
+/// soon as it can run: in alternated runs at 11,000 registrations a second, a write waited 1.5 ms for
+/// its commit instead of 2.6 ms and the rate rose by 3–8%.
 ///
 /// Raising a priority takes root, `CAP_SYS_NICE` or an `RLIMIT_NICE` that allows it (systemd's
 /// `LimitNICE=-15`, as `ops/systemd/herald.service` sets). Without any of them the writer raises it as
