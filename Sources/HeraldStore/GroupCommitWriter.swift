@@ -37,6 +37,9 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var stopped = false
     /// Transactions, writes, busy time and waits, for `/metrics` (and tests: writes share transactions).
     let statistics = WriterStatistics(lanes: 1)
+    /// What raising the writer thread's priority gave, once the thread runs (for tests).
+    let priority = Mutex<WriterThreadPriority?>(nil)
+    private let logger: Logger
     private let restartWanted = Atomic<Bool>(false)
     private let restarted = Atomic<Int>(0)
 
@@ -49,10 +52,6 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// Asks for the log to be started over before the next transaction (the checkpoint thread, once the
     /// log has grown past its threshold: see `WALCheckpointer`).
     func requestLogRestart() { restartWanted.store(true, ordering: .relaxed) }
-
-    private let logger: Logger
-    /// What raising the writer thread's priority gave, once the thread runs (for tests).
-    let priority = Mutex<WriterThreadPriority?>(nil)
 
     init(pool: DatabasePool, ledger: NonceLedger, logger: Logger) {
         self.pool = pool

@@ -50,14 +50,14 @@ public final class WriterStatistics: Sendable {
 
     /// Time in a transaction (or in log maintenance that holds transactions up), from `start` to now.
     public func busy(since start: UInt64) {
-        busyNanoseconds.add(Self.elapsed(since: start), ordering: .relaxed)
+        busyNanoseconds.add(Self.span(from: start, to: Self.now()), ordering: .relaxed)
     }
 
     /// Writes answered now, each submitted at one of `submitted`.
     public func answered(submitted: some Sequence<UInt64>) {
         let now = Self.now()
         var total: UInt64 = 0
-        for start in submitted { total &+= now >= start ? now - start : 0 }
+        for start in submitted { total &+= Self.span(from: start, to: now) }
         waitNanoseconds.add(total, ordering: .relaxed)
     }
 
@@ -68,8 +68,7 @@ public final class WriterStatistics: Sendable {
             waitSeconds: Double(waitNanoseconds.load(ordering: .relaxed)) / 1e9, lanes: lanes)
     }
 
-    private static func elapsed(since start: UInt64) -> UInt64 {
-        let now = now()
-        return now >= start ? now - start : 0
+    private static func span(from start: UInt64, to end: UInt64) -> UInt64 {
+        end >= start ? end - start : 0
     }
 }

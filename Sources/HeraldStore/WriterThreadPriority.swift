@@ -14,7 +14,7 @@ import Glibc
 /// Raising a priority takes root, `CAP_SYS_NICE` or an `RLIMIT_NICE` that allows it (systemd's
 /// `LimitNICE=-15`, as `ops/systemd/herald.service` sets). Without any of them the writer raises it as
 /// far as the limit allows, possibly not at all, and works as before.
-public enum WriterThreadPriority: Sendable, Equatable {
+enum WriterThreadPriority: Sendable, Equatable {
     /// The calling thread now runs at nice `to`, from `from`.
     case raised(from: Int32, to: Int32)
     /// Left at `nice`: not permitted, or not Linux.

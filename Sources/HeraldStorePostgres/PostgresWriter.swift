@@ -42,7 +42,7 @@ final class PostgresWriter: Sendable {
         self.logger = logger
         self.knownKeys = knownKeys
         self.lanes = (0..<max(1, lanes)).map { _ in WriteLane() }
-        statistics = WriterStatistics(lanes: max(1, lanes))
+        statistics = WriterStatistics(lanes: self.lanes.count)
     }
 
     func submit(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
