@@ -35,6 +35,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var started = false
     private var stopping = false
     private var stopped = false
+    /// The writer is waiting for writes: the next submission signals it (see `submit`).
+    private var writerWaiting = false
     /// Transactions, writes, busy time and waits, for `/metrics` (and tests: writes share transactions).
     let statistics = WriterStatistics(lanes: 1)
     /// What raising the writer thread's priority gave, once the thread runs (for tests).
@@ -62,8 +64,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     func submit(_ write: StoreWrite) async throws -> StoreWriteOutcome {
         try await withCheckedThrowingContinuation { continuation in
             condition.lock()
-            defer { condition.unlock() }
             guard !stopping else {
+                condition.unlock()
                 continuation.resume(throwing: StoreError("the store is closed"))
                 return
             }
@@ -77,7 +79,15 @@ final class GroupCommitWriter: @unchecked Sendable {
                 thread.name = "herald-group-commit"
                 thread.start()
             }
-            condition.signal()
+            let wake = writerWaiting
+            writerWaiting = false
+            condition.unlock()
+            // Signalled after the unlock, and only by the first write that finds the writer waiting.
+            // Signalled under the lock, the writer (whose thread runs ahead: `WriterThreadPriority`)
+            // took the core from this thread at once, found the lock still held and slept again until
+            // the unlock: two more context switches for every wake-up, while under load the other
+            // core sat idle (`perf record -e sched:sched_switch`, docs/benchmarks.md).
+            if wake { condition.signal() }
         }
     }
 
@@ -94,7 +104,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         raisePriority()
         while true {
             condition.lock()
-            while pending.isEmpty && !stopping { condition.wait() }
+            while pending.isEmpty && !stopping {
+                writerWaiting = true
+                condition.wait()
+            }
+            writerWaiting = false
             if pending.isEmpty && stopping {
                 stopped = true
                 condition.broadcast()

@@ -9,8 +9,12 @@
 # share of the run it spent in transactions, the mean wait of a write for its commit). Compare the rate with the one-core C rate of `herald bench crypto`, run just
 # before (issue 14's ratio).
 #
+# With SCHED=1 it also records one second of the scheduler's switches and wake-ups in the middle of
+# the run (`perf`, Debian's linux-perf) and prints where the cores' idle time came from
+# (scripts/load/sched-idle.py).
+#
 # Usage: scripts/load/register-wrk.sh [HERALD_BINARY] [SERVE_ARGUMENTS...]
-#        (default .build/release/herald; DURATION=10s, PORT=8320, BODIES=120000 in the environment)
+#        (default .build/release/herald; DURATION=10s, PORT=8320, BODIES=120000, SCHED=0 in the environment)
 set -euo pipefail
 
 herald="${1:-.build/release/herald}"
@@ -45,6 +49,12 @@ metric() { curl -fs "http://127.0.0.1:$port/metrics" | awk -v name="$1" '$1 == n
 writer() { echo "$(metric herald_store_transactions_total) $(metric herald_store_writes_total) $(metric herald_store_busy_seconds_total) $(metric herald_store_wait_seconds_total)"; }
 writer0=$(writer) start=$(date +%s.%N)
 cpu0=$(cpu) bytes0=$(field wchar) calls0=$(field syscw)
+if [ "${SCHED:-0}" = 1 ]; then
+    command -v perf > /dev/null || { echo "register-wrk: SCHED=1 needs perf (Debian: apt-get install linux-perf)" >&2; exit 1; }
+    (sleep 3 && perf record -q -a -e sched:sched_switch -e sched:sched_wakeup -o "$work/sched.data" -- sleep 1 \
+        > /dev/null 2>&1) &
+    recorder=$!
+fi
 # wrk's own CPU (bash's `time`: user and system seconds, its start included) shares the two cores.
 TIMEFORMAT='%U %S'
 { time wrk -t1 -c64 -d"$duration" --latency -s "$root/scripts/load/register.lua" "http://127.0.0.1:$port" \
@@ -65,3 +75,8 @@ echo "$writer0 $writer1" | awk -v start="$start" -v end="$end" '{
     if (transactions > 0 && writes > 0)
         printf "store writer: %.1f writes a transaction, in transactions %.0f%% of the time, a write waited %.2f ms for its commit\n",
             writes / transactions, ($7 - $3) / seconds * 100, ($8 - $4) / writes * 1000 }'
+if [ "${SCHED:-0}" = 1 ]; then
+    wait "$recorder"
+    perf script -i "$work/sched.data" -F cpu,time,event,trace 2> /dev/null > "$work/sched.txt"
+    python3 "$root/scripts/load/sched-idle.py" "$work/sched.txt" $(ls "/proc/$server/task")
+fi
