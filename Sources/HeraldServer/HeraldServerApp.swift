@@ -6,6 +6,9 @@ public import ServiceLifecycle
 
 /// Builds Herald's router, application and service group from a ``ServerState``.
 public enum HeraldServerApp {
+    /// The `Server` header of every answer.
+    static let serverName = "herald"
+
     /// The router: middleware (outermost first) then every route of ``RouteTable``.
     public static func makeRouter(
         _ state: ServerState, providers: PushProviders? = nil
@@ -13,11 +16,9 @@ public enum HeraldServerApp {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(metrics: state.metrics))
         router.add(middleware: ErrorMiddleware(routes: RouteTable.served(bisqRelay: state.configuration.bisqRelay)))
-        if state.configuration.rateLimit > 0 {
+        if let limiter = state.rateLimiter {
             router.add(
-                middleware: RateLimitMiddleware(
-                    limiter: RateLimiter(rate: state.configuration.rateLimit, burst: state.configuration.rateBurst),
-                    trustedProxies: state.configuration.trustedProxies))
+                middleware: RateLimitMiddleware(limiter: limiter, trustedProxies: state.configuration.trustedProxies))
         }
         InfoRoutes.register(on: router, state: state)
         DeviceRoutes.register(on: router, state: state)
@@ -43,10 +44,11 @@ public enum HeraldServerApp {
             router: makeRouter(state, providers: providers),
             server: .http1(
                 configuration: .init(additionalChannelHandlers: [
-                    ConnectionGuard(requestTimeout: timeout, limit: limit, counter: counter)
+                    ConnectionGuard(requestTimeout: timeout, limit: limit, counter: counter),
+                    DeviceRouteFastPath(state: state),
                 ])),
             configuration: .init(
-                address: .hostname(state.configuration.host, port: state.configuration.port), serverName: "herald"),
+                address: .hostname(state.configuration.host, port: state.configuration.port), serverName: serverName),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? state.configuration.port) },
             logger: state.logger)
     }

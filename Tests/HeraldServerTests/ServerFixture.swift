@@ -41,6 +41,14 @@ struct ServerFixture {
         try? await state.store.close()
     }
 
+    /// Runs `body` against the whole HTTP server on a port of its own (its channel handlers included:
+    /// `ConnectionGuard`, `DeviceRouteFastPath`), then removes the database.
+    func testLive(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await HeraldServerApp.makeApplication(state).test(.live, body)
+        try? await state.store.close()
+    }
+
     static func binding(
         _ action: DeviceBinding.Action = .register, key: PrivateKey = key, platform: Platform = .ios,
         token: String = iosToken,

@@ -20,18 +20,28 @@ struct RateLimitMiddleware: RouterMiddleware {
         let client = clientAddress(request, context: context)
         if let wait = limiter.acquire(client) {
             if isRelay { return BisqPlainText.tooManyRequests("too many requests from this address", retryAfter: wait) }
-            throw APIError(.rateLimited, "too many requests from this address; retry later", retryAfter: wait)
+            throw Self.refusal(retryAfter: wait)
         }
         return try await next(request, context)
     }
 
     func clientAddress(_ request: Request, context: Context) -> [UInt8] {
-        let peer = context.remoteAddress?.ipAddress.flatMap(IPAddress.parse) ?? []
+        Self.clientAddress(
+            peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
+    }
+
+    /// The client IP a bucket is kept for (also `DeviceRouteFastPath`'s).
+    static func clientAddress(peer address: SocketAddress?, forwardedFor: String?, trustedProxies: [CIDR]) -> [UInt8] {
+        let peer = address?.ipAddress.flatMap(IPAddress.parse) ?? []
         guard !trustedProxies.isEmpty, trustedProxies.contains(where: { $0.contains(peer) }),
-            let forwarded = request.headers[.xForwardedFor]
+            let forwarded = forwardedFor
         else { return peer }
         let hops = forwarded.split(separator: ",").compactMap { IPAddress.parse(String($0).trimmed) }
         return hops.last { hop in !trustedProxies.contains { $0.contains(hop) } } ?? hops.first ?? peer
+    }
+
+    static func refusal(retryAfter wait: Int) -> APIError {
+        APIError(.rateLimited, "too many requests from this address; retry later", retryAfter: wait)
     }
 }
 

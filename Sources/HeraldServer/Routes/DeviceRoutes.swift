@@ -2,6 +2,7 @@ import HTTPTypes
 import HeraldCore
 import HeraldStore
 import Hummingbird
+import Logging
 import NIOCore
 
 /// `POST /v1/devices` (register / unregister) and `GET /v1/users/{wallet}/pubkey`.
@@ -19,8 +20,16 @@ enum DeviceRoutes {
         _ request: Request, context: HeraldRequestContext, state: ServerState
     ) async throws -> Response {
         let body = try await RequestBody.readJSON(request, limit: state.configuration.bodyLimit)
+        return JSONResponse.make(try await answer(body.readableBytesView, state: state, logger: context.logger))
+    }
+
+    /// A verified, applied DeviceBinding's answer. Shared by the route above and by
+    /// `DeviceRouteFastPath`, which answers the same request below Hummingbird.
+    static func answer(
+        _ body: ByteBufferView, state: ServerState, logger: Logger
+    ) async throws -> JSONValue {
         let now = state.clock()
-        let verified = try state.verified(body.readableBytesView, as: DeviceBinding.self, now: now)
+        let verified = try state.verified(body, as: DeviceBinding.self, now: now)
         let binding = verified.operation
         let change = DeviceChange(
             action: binding.action == .register ? .register : .unregister, wallet: binding.wallet,
@@ -29,18 +38,17 @@ enum DeviceRoutes {
             nonceRetainedUntil: state.nonceRetention(expiresAt: binding.expiresAt),
             now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet,
             queueSetupConfirmation: state.configuration.setupConfirmation)
-        let status = try await apply(change, state: state, context: context)
-        context.logger.debug(
+        let status = try await apply(change, state: state, logger: logger)
+        logger.debug(
             "device \(status)",
             metadata: [
                 "wallet": "\(binding.wallet)", "platform": "\(binding.platform.rawValue)",
                 "token": "\(DeviceToken.logPrefix(change.deviceToken))",
             ])
-        return JSONResponse.make(
-            .object([
-                ("wallet", .string(binding.wallet.checksummed)), ("platform", .string(binding.platform.rawValue)),
-                ("deviceToken", .string(change.deviceToken)), ("status", .string(status)),
-            ]))
+        return .object([
+            ("wallet", .string(binding.wallet.checksummed)), ("platform", .string(binding.platform.rawValue)),
+            ("deviceToken", .string(change.deviceToken)), ("status", .string(status)),
+        ])
     }
 
     static func getPublicKey(context: HeraldRequestContext, state: ServerState) async throws -> Response {
@@ -57,28 +65,37 @@ enum DeviceRoutes {
 enum RequestBody {
     static func readJSON(_ request: Request, limit: Int) async throws -> ByteBuffer {
         let body = try await collect(request, limit: limit)
-        guard isJSON(request.headers[.contentType]) else {
-            throw APIError(.unsupportedMediaType, "Content-Type must be application/json (charset utf-8 or none)")
-        }
+        guard isJSON(request.headers[.contentType]) else { throw notJSON }
         return body
     }
 
     /// The body, refused with 413 past `limit` bytes (declared or sent).
     static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
-        if let declared = request.headers[.contentLength], let length = Int(declared), length > limit {
-            throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
-        }
+        if declaresMoreThan(limit, request.headers[.contentLength]) { throw tooLarge(limit) }
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
+            throw tooLarge(limit)
         } catch is NIOTooManyBytesError {
             // What a chunked body past the limit throws (no Content-Length to refuse up front).
-            throw APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
+            throw tooLarge(limit)
         }
         return body
     }
+
+    /// A declared `Content-Length` over `limit`, refused before the body is read.
+    static func declaresMoreThan(_ limit: Int, _ contentLength: String?) -> Bool {
+        guard let contentLength, let length = Int(contentLength) else { return false }
+        return length > limit
+    }
+
+    static func tooLarge(_ limit: Int) -> APIError {
+        APIError(.payloadTooLarge, "the request body is larger than \(limit) bytes")
+    }
+
+    static let notJSON = APIError(
+        .unsupportedMediaType, "Content-Type must be application/json (charset utf-8 or none)")
 
     /// `application/json`, optionally with `charset=utf-8`, any case, nothing else.
     static func isJSON(_ contentType: String?) -> Bool {
@@ -125,9 +142,9 @@ extension DeviceRoutes {
     /// wakes the push worker for a new binding's setup confirmation, and maps refusals to their §3
     /// errors. Returns the status the answer carries.
     static func apply(
-        _ change: DeviceChange, state: ServerState, context: HeraldRequestContext
+        _ change: DeviceChange, state: ServerState, logger: Logger
     ) async throws -> String {
-        switch try await StoreCall.run(context, { try await state.store.apply(change) }) {
+        switch try await StoreCall.run(logger: logger, { try await state.store.apply(change) }) {
         case .registered(let created):
             state.metrics.recordDeviceChange(created ? "created" : "refreshed")
             if created && change.queueSetupConfirmation { state.pushWakeup.signal([change.platform]) }

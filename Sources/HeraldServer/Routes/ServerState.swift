@@ -20,6 +20,9 @@ public struct ServerState: Sendable {
     public let pushWakeup = PushWakeup()
     /// Names this process in the outbox's claims (`claimed_by`), for operators reading the table.
     public let nodeID = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+    /// The token buckets of `rateLimit`, nil when it is 0: one set for the router's middleware and
+    /// `DeviceRouteFastPath`.
+    let rateLimiter: RateLimiter?
 
     public init(
         configuration: ServerConfiguration, store: any HeraldStore, metrics: ServerMetrics = ServerMetrics(),
@@ -38,6 +41,9 @@ public struct ServerState: Sendable {
         }
         self.logger = logger
         self.version = version
+        self.rateLimiter =
+            configuration.rateLimit > 0
+            ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst) : nil
     }
 }
 

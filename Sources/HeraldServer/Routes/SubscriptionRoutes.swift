@@ -2,6 +2,7 @@ import HTTPTypes
 import HeraldCore
 import HeraldStore
 import Hummingbird
+import Logging
 
 /// `GET /v1/channels/{channel}`, `POST /v1/subscriptions`, `GET /v1/users/{wallet}/subscriptions`.
 enum SubscriptionRoutes {
@@ -89,10 +90,14 @@ enum PathParameter {
 /// Runs a storage call; a failure is logged with its cause and answered `500 internal` without it.
 enum StoreCall {
     static func run<T: Sendable>(_ context: HeraldRequestContext, _ body: () async throws -> T) async throws -> T {
+        try await run(logger: context.logger, body)
+    }
+
+    static func run<T: Sendable>(logger: Logger, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
-            context.logger.error("storage failed: \(error)")
+            logger.error("storage failed: \(error)")
             throw APIError(.internal, "storage is unavailable")
         }
     }

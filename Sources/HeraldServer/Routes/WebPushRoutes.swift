@@ -36,7 +36,7 @@ enum WebPushRoutes {
             nonceRetainedUntil: state.nonceRetention(expiresAt: binding.expiresAt),
             now: now, maxBindingsPerWallet: state.configuration.maxBindingsPerWallet,
             queueSetupConfirmation: state.configuration.setupConfirmation, webPush: register ? subscription : nil)
-        let status = try await DeviceRoutes.apply(change, state: state, context: context)
+        let status = try await DeviceRoutes.apply(change, state: state, logger: context.logger)
         context.logger.debug(
             "web push subscription \(status)",
             metadata: ["wallet": "\(binding.wallet)", "endpoint": "\(String(subscription.endpoint.prefix(40)))…"])

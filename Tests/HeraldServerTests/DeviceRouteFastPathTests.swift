@@ -1,0 +1,162 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldServer
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `POST /v1/devices` is answered below Hummingbird on a live server (`DeviceRouteFastPath`), by the
+/// route through the router everywhere else: both must give the same answers.
+@Suite struct DeviceRouteFastPathTests {
+    typealias F = ServerFixture
+
+    /// What a client can tell of an answer, but for its date.
+    struct Answer: Equatable, CustomStringConvertible {
+        let status: Int
+        let contentType: String?
+        let retryAfter: String?
+        let body: String
+
+        init(_ response: TestResponse) {
+            status = response.status.code
+            contentType = response.headers[.contentType]
+            retryAfter = response.headers[.retryAfter]
+            body = response.text
+        }
+
+        var description: String { "\(status) \(contentType ?? "-") \(retryAfter ?? "-") \(body)" }
+    }
+
+    /// A sequence of requests that goes through every answer the route gives.
+    static func exchange(_ client: any TestClientProtocol) async throws -> [Answer] {
+        let registration = try F.signed(F.binding(nonce: 1))
+        var answers: [Answer] = []
+        func post(_ body: String, contentType: String? = "application/json") async throws {
+            answers.append(Answer(try await client.post(body, contentType: contentType)))
+        }
+        try await post(registration)
+        try await post(registration)  // replayed: 409
+        try await post(try F.signed(F.binding(nonce: 2)), contentType: "application/json; charset=utf-8")
+        try await post(try F.signed(F.binding(.unregister, nonce: 3)))
+        try await post(try F.signed(F.binding(.unregister, nonce: 4)))  // absent
+        try await post(try F.signed(F.binding(nonce: 5), by: F.other))  // signed by someone else: 401
+        try await post(try F.signed(F.binding(nonce: 6, expiresAt: F.now - 1)))  // expired
+        try await post(#"{"op":"x"}"#)
+        try await post("not json")
+        try await post(registration, contentType: nil)
+        try await post(registration, contentType: "text/plain")
+        try await post(String(repeating: " ", count: 65_537))  // over the body limit: 413
+        return answers
+    }
+
+    @Test func theLiveServerAnswersAsTheRouterDoes() async throws {
+        let routed = Answers()
+        try await F().test { client in await routed.set(try await Self.exchange(client)) }
+        let live = Answers()
+        try await F(configure: { $0.port = 0 }).testLive { client in await live.set(try await Self.exchange(client)) }
+        let expected = await routed.value
+        #expect(expected.map(\.status) == [200, 409, 200, 200, 200, 401, 401, 400, 400, 415, 415, 413])
+        #expect(await live.value == expected)
+    }
+
+    @Test func rateLimitedAlikeWithItsRetryAfter() async throws {
+        let configure: (inout ServerConfiguration) -> Void = {
+            $0.port = 0
+            $0.rateLimit = 0.01
+            $0.rateBurst = 2
+        }
+        let routed = Answers()
+        try await F(configure: configure).test { client in await routed.set(try await Self.exchange(client)) }
+        let live = Answers()
+        try await F(configure: configure).testLive { client in await live.set(try await Self.exchange(client)) }
+        let expected = await routed.value
+        #expect(expected.prefix(3).map(\.status) == [200, 409, 429])
+        #expect(expected[2].retryAfter != nil)
+        #expect(await live.value == expected)
+    }
+
+    @Test func itsAnswersCarryDateAndServer() async throws {
+        try await F(configure: { $0.port = 0 }).testLive { client in
+            let response = try await client.post(try F.signed(F.binding(nonce: 1)))
+            #expect(response.status == .ok)
+            #expect(response.headers[.server] == "herald")
+            let date = try #require(response.headers[.date])
+            let parser = DateFormatter()
+            parser.locale = Locale(identifier: "en_US_POSIX")
+            parser.timeZone = TimeZone(identifier: "GMT")
+            parser.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let parsed = try #require(parser.date(from: date), "an IMF-fixdate: \(date)")
+            #expect(abs(parsed.timeIntervalSinceNow) < 120)
+        }
+    }
+
+    /// Requests pipelined behind one answered here are answered after it, in order, whichever answers
+    /// them; and the request metrics count the ones answered here.
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await F(configure: { $0.port = 0 }).testLive { client in
+            let port = try #require(client.port)
+            let registration = try F.signed(F.binding(nonce: 1))
+            let pipelined =
+                Self.post(registration) + "GET /v1/info HTTP/1.1\r\nHost: x\r\n\r\n" + Self.post(registration)
+                + Self.post(#"{"op":"x"}"#)
+            let statuses = await Self.onOwnThread { Self.statusLines(sending: pipelined, to: port, expecting: 4) }
+            #expect(statuses == ["200", "200", "409", "400"])
+            let metrics = try await client.get("/metrics").text
+            #expect(metrics.contains(#"herald_http_requests_total{route="/v1/devices",method="POST",status="409"} 1"#))
+        }
+    }
+
+    static func post(_ body: String) -> String {
+        "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            + body
+    }
+
+    /// Sends `text` at once on a new connection and returns the status codes of the first `count`
+    /// answers (fewer if the server closes or 10 s pass).
+    static func statusLines(sending text: String, to port: Int, expecting count: Int) -> [String] {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return [] }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = text.utf8CString.withUnsafeBufferPointer { send(descriptor, $0.baseAddress, $0.count - 1, 0) }
+        var received = ""
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while statuses(in: received).count < count {
+            let read = recv(descriptor, &buffer, buffer.count, 0)
+            guard read > 0 else { break }
+            received += String(decoding: buffer[..<read], as: UTF8.self)
+        }
+        return statuses(in: received)
+    }
+
+    static func statuses(in text: String) -> [String] {
+        text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+    }
+
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+}
+
+/// Answers collected inside a test client's closure.
+actor Answers {
+    var value: [DeviceRouteFastPathTests.Answer] = []
+    func set(_ answers: [DeviceRouteFastPathTests.Answer]) { value = answers }
+}
