@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Testing
 
 #if canImport(Glibc)
@@ -7,71 +8,6 @@ import Glibc
 
 /// Clients that hold the server without finishing anything, against a real `herald serve`.
 @Suite(.serialized) struct HostileClientTests {
-    /// A raw TCP connection to 127.0.0.1.
-    final class RawConnection {
-        let descriptor: Int32
-
-        init(port: Int) throws {
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
-        }
-
-        /// Sends bytes; false once the server has closed the connection.
-        @discardableResult
-        func send(_ text: String) -> Bool {
-            text.utf8CString.withUnsafeBufferPointer { buffer in
-                Glibc.send(descriptor, buffer.baseAddress, buffer.count - 1, Int32(MSG_NOSIGNAL)) > 0
-            }
-        }
-
-        /// Whether the server closed the connection within `seconds` (a read returns end of file).
-        func closedByServer(within seconds: Int) -> Bool {
-            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = recv(descriptor, &buffer, buffer.count, 0)
-                if count == 0 { return true }
-                if count < 0 { return errno == ECONNRESET }
-            }
-        }
-
-        /// The server's answer: its head, and the body as far as `Content-Length` says, or all that
-        /// arrives before the server closes or `seconds` pass.
-        func answer(within seconds: Int = 10) -> String {
-            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var received: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while !Self.isComplete(received) {
-                let count = recv(descriptor, &buffer, buffer.count, 0)
-                guard count > 0 else { break }
-                received += buffer[..<count]
-            }
-            return String(decoding: received, as: UTF8.self)
-        }
-
-        static func isComplete(_ bytes: [UInt8]) -> Bool {
-            let text = String(decoding: bytes, as: UTF8.self)
-            guard let end = text.range(of: "\r\n\r\n") else { return false }
-            let head = text[..<end.lowerBound].lowercased()
-            let length =
-                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-            return text[end.upperBound...].utf8.count >= length
-        }
-
-        deinit { close(descriptor) }
-    }
 
     func start(_ arguments: [String]) async throws -> ServerProcess {
         let server = try ServerProcess(
@@ -112,7 +48,7 @@ import Glibc
         let port = server.port
         // The client runs on a thread of its own: on the test runner's cooperative pool, which every test
         // shares, it once waited longer than the timeout between two of its requests.
-        let outcome = await Self.onOwnThread { () -> (served: Double, failure: String?, cutOff: Bool) in
+        let outcome = await onOwnThread { () -> (served: Double, failure: String?, cutOff: Bool) in
             guard let kept = try? RawConnection(port: port) else { return (0, "cannot connect", false) }
             let opened = Date()
             var failure: String?
@@ -138,13 +74,6 @@ import Glibc
         #expect(outcome.failure == nil, "\(outcome.failure ?? "")")
         #expect(outcome.served >= 3)
         #expect(outcome.cutOff, "the server cut the slow request off while it was still going")
-    }
-
-    /// Runs `body` on a new thread and returns its result.
-    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
     }
 
     /// HTTP framing a client controls: each is a 4xx with the connection closed or a §3 error, never a

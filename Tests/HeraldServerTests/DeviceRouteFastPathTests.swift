@@ -2,13 +2,10 @@ import Foundation
 import HTTPTypes
 import HeraldCore
 import HeraldServer
+import HeraldTesting
 import HummingbirdTesting
 import NIOCore
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `POST /v1/devices` is answered below Hummingbird on a live server (`DeviceRouteFastPath`), by the
 /// route through the router everywhere else: both must give the same answers.
@@ -104,8 +101,12 @@ import Glibc
             let pipelined =
                 Self.post(registration) + "GET /v1/info HTTP/1.1\r\nHost: x\r\n\r\n" + Self.post(registration)
                 + Self.post(#"{"op":"x"}"#)
-            let statuses = await Self.onOwnThread { Self.statusLines(sending: pipelined, to: port, expecting: 4) }
-            #expect(statuses == ["200", "200", "409", "400"])
+            let statuses = await onOwnThread { () -> [Int] in
+                guard let connection = try? RawConnection(port: port) else { return [] }
+                connection.send(pipelined)
+                return connection.statusCodes(of: 4)
+            }
+            #expect(statuses == [200, 200, 409, 400])
             let metrics = try await client.get("/metrics").text
             #expect(metrics.contains(#"herald_http_requests_total{route="/v1/devices",method="POST",status="409"} 1"#))
         }
@@ -116,43 +117,6 @@ import Glibc
             + body
     }
 
-    /// Sends `text` at once on a new connection and returns the status codes of the first `count`
-    /// answers (fewer if the server closes or 10 s pass).
-    static func statusLines(sending text: String, to port: Int, expecting count: Int) -> [String] {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return [] }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = text.utf8CString.withUnsafeBufferPointer { send(descriptor, $0.baseAddress, $0.count - 1, 0) }
-        var received = ""
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while statuses(in: received).count < count {
-            let read = recv(descriptor, &buffer, buffer.count, 0)
-            guard read > 0 else { break }
-            received += String(decoding: buffer[..<read], as: UTF8.self)
-        }
-        return statuses(in: received)
-    }
-
-    static func statuses(in text: String) -> [String] {
-        text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
-    }
-
-    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
-    }
 }
 
 /// Answers collected inside a test client's closure.
