@@ -40,6 +40,28 @@ import Glibc
         #expect(body.closedByServer(within: 4))
     }
 
+    /// A request refused on its head (here a declared body over the limit: 413) is answered before its
+    /// body ends; once the body has ended, the next request has its deadline like any other. (The clock
+    /// used to stop when the refused request ended, so the client could then hold the connection idle.)
+    @Test func aRequestRefusedOnItsHeadDoesNotStopTheClock() async throws {
+        let server = try await start(["--request-timeout", "2"])
+        defer { server.kill(SIGKILL) }
+        let port = server.port
+        let outcome = await onOwnThread { () -> (answer: String, closed: Bool) in
+            guard let connection = try? RawConnection(port: port) else { return ("cannot connect", false) }
+            let length = 65_537
+            connection.send(
+                "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(length)\r\n\r\n")
+            let answer = connection.answer()
+            connection.send(String(repeating: " ", count: length))
+            // Then nothing: the server must close the idle connection (2 s deadline; 15 s before giving up).
+            return (answer, connection.closedByServer(within: 15))
+        }
+        #expect(outcome.answer.hasPrefix("HTTP/1.1 413"), "refused at once: \(outcome.answer.prefix(40))")
+        #expect(outcome.closed, "the idle connection after the refused request was closed")
+    }
+
     /// The deadline is per request: a keep-alive connection whose requests each arrive in time is served
     /// for longer than the timeout, and a slow request after them is still cut off.
     @Test func eachRequestOfAKeptConnectionHasItsOwnDeadline() async throws {

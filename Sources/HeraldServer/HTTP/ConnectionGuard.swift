@@ -46,6 +46,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// again for the awaited request's own deadline.
     private var check: Scheduled<Void>?
     private var counted = false
+    /// Requests received whole and not answered yet; -1 while a request answered before its body
+    /// ended (a 413 or 429 on its head) is still arriving. The client's clock runs when it is 0 or less.
+    private var owed = 0
 
     init(requestTimeout: TimeAmount, limit: Int, counter: Counter) {
         self.requestTimeout = requestTimeout
@@ -73,16 +76,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .end = unwrapInboundIn(data) {
-            // Received whole: the handler's own time is not the client's to answer for.
-            awaitedSince = nil
+            owed += 1
+            if owed > 0 {
+                // Received whole: the handler's own time is not the client's to answer for.
+                awaitedSince = nil
+            } else {
+                // Its answer went out before it ended: the next request has its own time from now.
+                // (Without this, a client refused on its head could finish the body and then hold the
+                // connection for ever: nothing would start the clock again.)
+                awaitRequest(context)
+            }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
-            // The response is out: the next request has its own time from now.
-            awaitRequest(context)
+            owed -= 1
+            // The response is out and no request received whole waits for its own (pipelining): the
+            // next request, or the rest of this one, has its own time from now.
+            if owed <= 0 { awaitRequest(context) }
         }
         context.write(data, promise: promise)
     }
