@@ -35,8 +35,7 @@ public final class RawConnection {
 
     /// Whether the server closed the connection within `seconds` (a read returns end of file).
     public func closedByServer(within seconds: Int) -> Bool {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        waitAtMost(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(descriptor, &buffer, buffer.count, 0)
@@ -48,8 +47,7 @@ public final class RawConnection {
     /// The server's answer: its head, and the body as far as `Content-Length` says, or all that
     /// arrives before the server closes or `seconds` pass.
     public func answer(within seconds: Int = 10) -> String {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        waitAtMost(seconds)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !Self.isComplete(received) {
@@ -63,21 +61,24 @@ public final class RawConnection {
     /// The status codes of the next `count` answers (pipelined requests' answers, in order), or of as
     /// many as arrive before the server closes or `seconds` pass.
     public func statusCodes(of count: Int, within seconds: Int = 10) -> [Int] {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        waitAtMost(seconds)
         var received: [UInt8] = []
+        var answers: [String] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        func answers() -> [Substring] {
-            String(decoding: received, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").dropFirst().map {
-                Substring($0)
-            }
-        }
-        while answers().count < count || !Self.isComplete(Array(("HTTP/1.1 " + (answers().last ?? "")).utf8)) {
+        while answers.count < count || answers.last.map({ !Self.isComplete(Array(("HTTP/1.1 " + $0).utf8)) }) == true {
             let read = recv(descriptor, &buffer, buffer.count, 0)
             guard read > 0 else { break }
             received += buffer[..<read]
+            answers = String(decoding: received, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").dropFirst()
+                .map { $0 }
         }
-        return answers().compactMap { Int($0.prefix(3)) }
+        return answers.compactMap { Int($0.prefix(3)) }
+    }
+
+    /// Reads give up after `seconds` without a byte.
+    private func waitAtMost(_ seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     public static func isComplete(_ bytes: [UInt8]) -> Bool {

@@ -21,7 +21,7 @@ public struct APIError: HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status { code.httpStatus }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        var headers: HTTPFields = [.contentType: JSONResponse.contentType]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

@@ -166,29 +166,20 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         } catch let error as APIError {
             return Answer(error)
         } catch {
-            state.logger.error("unhandled error: \(String(reflecting: type(of: error))): \(error)")
-            return Answer(APIError(.internal, "internal error"))
+            return Answer(ErrorMiddleware.unhandled(error, logger: state.logger))
         }
     }
 
-    private struct Answer: Sendable {
+    fileprivate struct Answer: Sendable {
         let status: HTTPResponse.Status
         let body: [UInt8]
         let retryAfter: Int?
-
-        init(status: HTTPResponse.Status, body: [UInt8], retryAfter: Int?) {
-            self.status = status
-            self.body = body
-            self.retryAfter = retryAfter
-        }
-
-        init(_ error: APIError) { self.init(status: error.status, body: error.body, retryAfter: error.retryAfter) }
     }
 
     private func write(_ answer: Answer, started: ContinuousClock.Instant, context: ChannelHandlerContext) {
         guard !removed else { return }
         var fields = HTTPFields()
-        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentType] = JSONResponse.contentType
         fields[.contentLength] = String(answer.body.count)
         if let retryAfter = answer.retryAfter { fields[.retryAfter] = String(retryAfter) }
         fields[.date] = HTTPDate.now()
@@ -243,14 +234,22 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, case .idle = phase {
-            context.fireUserInboundEventTriggered(event)
-        } else if event is ChannelShouldQuiesceEvent {
+        // A shutdown's quiesce waits for the answer of a request taken here (`answered` passes it on).
+        if event is ChannelShouldQuiesceEvent, !isIdle {
             quiesceWanted = true
         } else {
             context.fireUserInboundEventTriggered(event)
         }
     }
+
+    private var isIdle: Bool {
+        if case .idle = phase { return true }
+        return false
+    }
+}
+
+extension DeviceRouteFastPath.Answer {
+    init(_ error: APIError) { self.init(status: error.status, body: error.body, retryAfter: error.retryAfter) }
 }
 
 extension HTTPField.Name {

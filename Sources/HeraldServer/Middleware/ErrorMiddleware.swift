@@ -21,9 +21,15 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch let error as HTTPError {
             return try translate(error, request: request).response(from: request, context: context)
         } catch {
-            context.logger.error("unhandled error: \(String(reflecting: type(of: error))): \(error)")
-            return try APIError(.internal, "internal error").response(from: request, context: context)
+            return try Self.unhandled(error, logger: context.logger).response(from: request, context: context)
         }
+    }
+
+    /// Any other failure: logged with its type, answered `500 internal` without it (also
+    /// `DeviceRouteFastPath`'s).
+    static func unhandled(_ error: any Error, logger: Logger) -> APIError {
+        logger.error("unhandled error: \(String(reflecting: type(of: error))): \(error)")
+        return APIError(.internal, "internal error")
     }
 
     private func translate(_ error: HTTPError, request: Request) -> APIError {

@@ -17,17 +17,13 @@ struct RateLimitMiddleware: RouterMiddleware {
         // POST routes, and Bisq's GET /relay: an open relay that changes state (it queues a push).
         let isRelay = request.uri.path == RouteTable.bisqRelay.path
         guard request.method == .post || isRelay else { return try await next(request, context) }
-        let client = clientAddress(request, context: context)
+        let client = Self.clientAddress(
+            peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
         if let wait = limiter.acquire(client) {
             if isRelay { return BisqPlainText.tooManyRequests("too many requests from this address", retryAfter: wait) }
             throw Self.refusal(retryAfter: wait)
         }
         return try await next(request, context)
-    }
-
-    func clientAddress(_ request: Request, context: Context) -> [UInt8] {
-        Self.clientAddress(
-            peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
     }
 
     /// The client IP a bucket is kept for (also `DeviceRouteFastPath`'s).
