@@ -9,9 +9,9 @@
 # share of the run it spent in transactions, the mean wait of a write for its commit). Compare the rate with the one-core C rate of `herald bench crypto`, run just
 # before (issue 14's ratio).
 #
-# With SCHED=1 it also records one second of the scheduler's switches and wake-ups in the middle of
-# the run (`perf`, Debian's linux-perf) and prints where the cores' idle time came from
-# (scripts/load/sched-idle.py).
+# With SCHED=1 it also records one second of the scheduler's switches, wake-ups and migrations in
+# the middle of the run (`perf`, Debian's linux-perf) and prints where the cores' idle time came from,
+# including how much of it a core idled while a thread waited on the other (scripts/load/sched-idle.py).
 #
 # Usage: scripts/load/register-wrk.sh [HERALD_BINARY] [SERVE_ARGUMENTS...]
 #        (default .build/release/herald; DURATION=10s, PORT=8320, BODIES=120000, SCHED=0 in the environment)
@@ -51,7 +51,7 @@ writer0=$(writer) start=$(date +%s.%N)
 cpu0=$(cpu) bytes0=$(field wchar) calls0=$(field syscw)
 if [ "${SCHED:-0}" = 1 ]; then
     command -v perf > /dev/null || { echo "register-wrk: SCHED=1 needs perf (Debian: apt-get install linux-perf)" >&2; exit 1; }
-    (sleep 3 && perf record -q -a -e sched:sched_switch -e sched:sched_wakeup -o "$work/sched.data" -- sleep 1 \
+    (sleep 3 && perf record -q -a -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_migrate_task -o "$work/sched.data" -- sleep 1 \
         > /dev/null 2>&1) &
     recorder=$!
 fi
