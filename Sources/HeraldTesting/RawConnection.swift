@@ -47,32 +47,27 @@ public final class RawConnection {
     /// The server's answer: its head, and the body as far as `Content-Length` says, or all that
     /// arrives before the server closes or `seconds` pass.
     public func answer(within seconds: Int = 10) -> String {
+        String(decoding: receive(within: seconds) { !Self.completeAnswers($0).isEmpty }, as: UTF8.self)
+    }
+
+    /// The status codes of the next `count` answers (pipelined requests' answers, in order), or of as
+    /// many as arrive whole before the server closes or `seconds` pass.
+    public func statusCodes(of count: Int, within seconds: Int = 10) -> [Int] {
+        let received = receive(within: seconds) { Self.completeAnswers($0).count >= count }
+        return Self.completeAnswers(received).compactMap { Int($0.dropFirst("HTTP/1.1 ".count).prefix(3)) }
+    }
+
+    /// What arrives until `enough` says so, the server closes, or `seconds` pass without a byte.
+    private func receive(within seconds: Int, until enough: ([UInt8]) -> Bool) -> [UInt8] {
         waitAtMost(seconds)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while !Self.isComplete(received) {
+        while !enough(received) {
             let count = recv(descriptor, &buffer, buffer.count, 0)
             guard count > 0 else { break }
             received += buffer[..<count]
         }
-        return String(decoding: received, as: UTF8.self)
-    }
-
-    /// The status codes of the next `count` answers (pipelined requests' answers, in order), or of as
-    /// many as arrive before the server closes or `seconds` pass.
-    public func statusCodes(of count: Int, within seconds: Int = 10) -> [Int] {
-        waitAtMost(seconds)
-        var received: [UInt8] = []
-        var answers: [String] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while answers.count < count || answers.last.map({ !Self.isComplete(Array(("HTTP/1.1 " + $0).utf8)) }) == true {
-            let read = recv(descriptor, &buffer, buffer.count, 0)
-            guard read > 0 else { break }
-            received += buffer[..<read]
-            answers = String(decoding: received, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").dropFirst()
-                .map { $0 }
-        }
-        return answers.compactMap { Int($0.prefix(3)) }
+        return received
     }
 
     /// Reads give up after `seconds` without a byte.
@@ -81,14 +76,23 @@ public final class RawConnection {
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    public static func isComplete(_ bytes: [UInt8]) -> Bool {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { return false }
-        let head = text[..<end.lowerBound].lowercased()
-        let length =
-            head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        return text[end.upperBound...].utf8.count >= length
+    /// The whole answers at the start of `bytes`, in order: each a head and as much body as its
+    /// `Content-Length` says (none without one).
+    public static func completeAnswers(_ bytes: [UInt8]) -> [String] {
+        var text = Substring(String(decoding: bytes, as: UTF8.self))
+        var answers: [String] = []
+        while let end = text.range(of: "\r\n\r\n") {
+            let head = text[..<end.lowerBound].lowercased()
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            let body = text[end.upperBound...].utf8
+            guard body.count >= length else { break }
+            let answerEnd = body.index(body.startIndex, offsetBy: length)
+            answers.append(String(text[..<answerEnd]))
+            text = text[answerEnd...]
+        }
+        return answers
     }
 
     deinit { close(descriptor) }

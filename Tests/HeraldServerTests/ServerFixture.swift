@@ -35,17 +35,21 @@ struct ServerFixture {
 
     /// Runs `body` against the router, then removes the database.
     func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let app = Application(router: HeraldServerApp.makeRouter(state))
-        try await app.test(.router, body)
-        try? await state.store.close()
+        try await run(Application(router: HeraldServerApp.makeRouter(state)), .router, body)
     }
 
     /// Runs `body` against the whole HTTP server on a port of its own (its channel handlers included:
     /// `ConnectionGuard`, `DeviceRouteFastPath`), then removes the database.
     func testLive(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await run(HeraldServerApp.makeApplication(state), .live, body)
+    }
+
+    private func run(
+        _ app: some ApplicationProtocol, _ setup: TestingSetup,
+        _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try await HeraldServerApp.makeApplication(state).test(.live, body)
+        try await app.test(setup, body)
         try? await state.store.close()
     }
 

@@ -9,16 +9,17 @@ enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     static func now() -> String {
-        var seconds = time(nil)
+        let seconds = time(nil)
         return cache.withLock { cache in
             if cache.second != seconds {
-                cache = (seconds, format(&seconds))
+                cache = (seconds, format(seconds))
             }
             return cache.text
         }
     }
 
-    static func format(_ seconds: inout time_t) -> String {
+    static func format(_ seconds: time_t) -> String {
+        var seconds = seconds
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
