@@ -84,6 +84,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 import Foundation
+import HeraldCore
 public import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -43,8 +44,9 @@ public struct PushHTTPResponse: Sendable {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    /// `Retry-After` in seconds, when given as a number.
-    public var retryAfter: Int64? { header("retry-after").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } }
+    /// `Retry-After` in seconds when it is a non-negative integer, at most `RemoteNumber.secondsCeiling`
+    /// however many digits it has; nil otherwise (an HTTP date, a sign, a fraction), and the backoff applies.
+    public var retryAfter: Int64? { header("retry-after").flatMap(RemoteNumber.seconds) }
 }
 
 /// AsyncHTTPClient with its own pool: HTTP/2 negotiated by ALPN, an optional extra trusted root (for

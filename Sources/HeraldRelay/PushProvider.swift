@@ -31,6 +31,9 @@ public enum PushDelivery: Sendable, Hashable {
     case failed(reason: String)
     /// The device token is dead (PROTOCOL §4.3's reasons only).
     case deadToken(reason: String)
+    /// Not sent: its push service already has as many sends in flight as it may (Web Push's
+    /// `webpush.originConcurrency`). Tried again shortly, without counting an attempt.
+    case deferred(reason: String)
 }
 
 /// The providers of a running server, by platform. A platform with none gets the logging provider:

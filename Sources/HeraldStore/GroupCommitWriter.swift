@@ -66,7 +66,7 @@ final class GroupCommitWriter: @unchecked Sendable {
             condition.lock()
             guard !stopping else {
                 condition.unlock()
-                continuation.resume(throwing: StoreError("the store is closed"))
+                continuation.resume(throwing: StoreError.storeClosed)
                 return
             }
             pending.append(
@@ -196,7 +196,7 @@ final class GroupCommitWriter: @unchecked Sendable {
             knownKeys.insert(keys)
             results = outcomes.map { .success($0) }
         } catch {
-            results = Array(repeating: .failure(StoreError("write failed: \(error)")), count: batch.count)
+            results = Array(repeating: .failure(StoreError.sqlite(error, "write failed: ")), count: batch.count)
         }
         statistics.busy(since: start)
         statistics.answered(submitted: batch.lazy.map(\.submitted))

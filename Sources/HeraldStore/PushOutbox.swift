@@ -83,6 +83,9 @@ public struct PushAttemptResult: Sendable, Hashable {
         case sent
         /// Try again at this Unix time (still queued).
         case retry(at: Int64)
+        /// Not sent (its push service had no room for another send): try at this Unix time, without
+        /// counting an attempt, so that a busy service never uses up a push's attempts.
+        case deferred(until: Int64)
         /// Given up: an answer that is not worth retrying, or too many attempts.
         case failed
         /// The device token is dead; the push is dropped.
@@ -100,11 +103,25 @@ public struct PushAttemptResult: Sendable, Hashable {
         self.error = error
     }
 
+    /// When a push still queued is due again (0 when it is not queued).
+    public var nextAttemptAt: Int64 {
+        switch disposition {
+        case .retry(let at), .deferred(let at): return at
+        case .sent, .failed, .pruned: return 0
+        }
+    }
+
+    /// Whether the result was a send: only sends count towards `push.attempts`.
+    public var isAttempt: Bool {
+        if case .deferred = disposition { return false }
+        return true
+    }
+
     /// The outbox status this result leaves the push in.
     public var status: String {
         switch disposition {
         case .sent: return "sent"
-        case .retry: return "queued"
+        case .retry, .deferred: return "queued"
         case .failed: return "failed"
         case .pruned: return "pruned"
         }

@@ -102,6 +102,8 @@ struct RawStatement {
     }
 
     private func failure(_ code: Int32) -> StoreError {
-        StoreError("SQLite error \(code): \(String(cString: sqlite3_errmsg(connection)))")
+        StoreError(
+            StoreError.sqliteCode(primary: code & 0xff),
+            "SQLite error \(code): \(String(cString: sqlite3_errmsg(connection)))")
     }
 }

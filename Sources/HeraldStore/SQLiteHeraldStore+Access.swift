@@ -32,12 +32,13 @@ extension SQLiteHeraldStore {
         }
     }
 
-    /// A failure as `StoreError`: one already is passes through; any other names the file.
+    /// A failure as `StoreError`: one already is passes through; any other names the file and gets the
+    /// code its SQLite result says.
     func failure(_ verb: String, _ error: any Error) -> StoreError {
-        error as? StoreError ?? StoreError("\(verb) \(path) failed: \(error)")
+        error as? StoreError ?? StoreError.sqlite(error, "\(verb) \(path) failed: ")
     }
 
     func refuseIfClosed() throws {
-        if closed.load(ordering: .acquiring) { throw StoreError("the store is closed") }
+        if closed.load(ordering: .acquiring) { throw StoreError.storeClosed }
     }
 }

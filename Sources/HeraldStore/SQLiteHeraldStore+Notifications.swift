@@ -127,7 +127,7 @@ extension SQLiteHeraldStore {
 
     private static func queuedPush(_ row: RawStatement.Columns) throws -> QueuedPush {
         guard let platform = Platform(rawValue: row.text(3)) else {
-            throw StoreError("unknown platform in the push outbox")
+            throw StoreError(.corrupt, "unknown platform in the push outbox")
         }
         let sid = row.isNull(1) ? nil : row.integer(1)
         let notification =
@@ -160,7 +160,7 @@ extension SQLiteHeraldStore {
         }
     }
 
-    public func record(_ results: [PushAttemptResult]) async throws {
+    public func record(_ results: [PushAttemptResult], owner: String?) async throws {
         guard !results.isEmpty else { return }
         try await groupedWrite { db in
             // One statement per distinct outcome: most are "sent", and a provider that fails every push
@@ -170,14 +170,17 @@ extension SQLiteHeraldStore {
                     db,
                     """
                     UPDATE push_outbox
-                    SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = COALESCE(?, last_error),
+                    SET status = ?1, attempts = attempts + ?6, next_attempt_at = ?2, last_error = COALESCE(?3, last_error),
                         claimed_until = NULL, claimed_by = NULL
-                    WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'
+                    WHERE id IN (SELECT value FROM json_each(?4)) AND status = 'queued'
+                      AND (?5 IS NULL OR claimed_by = ?5)
                     """)
                 update.bind(1, key.status)
                 update.bind(2, key.nextAttemptAt)
                 if let error = key.error { update.bind(3, error) }
                 update.bind(4, Self.jsonArray(ids))
+                if let owner { update.bind(5, owner) }
+                update.bind(6, key.isAttempt ? 1 : 0)
                 try update.execute()
             }
         }
@@ -208,11 +211,13 @@ extension SQLiteHeraldStore {
         let status: String
         let nextAttemptAt: Int64
         let error: String?
+        let isAttempt: Bool
 
         init(_ result: PushAttemptResult) {
             status = result.status
-            if case .retry(let at) = result.disposition { nextAttemptAt = at } else { nextAttemptAt = 0 }
+            nextAttemptAt = result.nextAttemptAt
             error = result.error
+            isAttempt = result.isAttempt
         }
     }
 
@@ -249,7 +254,7 @@ extension SQLiteHeraldStore {
                 recipient: try EthereumAddress(bytes: recipient),
                 pushes: try pushes.rows { row in
                     guard let platform = Platform(rawValue: row.text(0)) else {
-                        throw StoreError("unknown platform in the push outbox")
+                        throw StoreError(.corrupt, "unknown platform in the push outbox")
                     }
                     return PushReport.Push(
                         platform: platform, status: row.text(1), attempts: Int(row.integer(2)),
@@ -282,7 +287,7 @@ enum DeliveredColumns {
         _ row: RawStatement.Columns, sid: Int64, secret: String, from start: Int32
     ) throws -> DeliveredNotification {
         guard let kind = NotificationPayload.Kind(rawValue: String(row.integer(start))) else {
-            throw StoreError("unknown notification type in store")
+            throw StoreError(.corrupt, "unknown notification type in store")
         }
         return DeliveredNotification(
             kind: kind, sid: sid, epoch: row.integer(start + 10), title: row.text(start + 1),

@@ -19,7 +19,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     let writer: GroupCommitWriter
     let checkpointer: WALCheckpointer
     private let logger: Logger
-    /// Set by `close()`: later calls get `StoreError("the store is closed")`, not GRDB's own error.
+    /// Set by `close()`: later calls get `StoreError.storeClosed`, not GRDB's own error.
     let closed = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the database at `path` and runs pending migrations.
@@ -64,7 +64,7 @@ public final class SQLiteHeraldStore: HeraldStore {
             readOnly.busyMode = .timeout(10)
             pointReads = try DatabaseQueue(path: path, configuration: readOnly)
         } catch {
-            throw StoreError("cannot open the database at \(path): \(error)")
+            throw StoreError.sqlite(error, "cannot open the database at \(path): ")
         }
         let ledger = NonceLedger()
         do {
@@ -84,7 +84,7 @@ public final class SQLiteHeraldStore: HeraldStore {
             ledger.insert(live)
             MemoryRelease.returnFreedMemoryToSystem()
         } catch {
-            throw StoreError("cannot load spent nonces from \(path): \(error)")
+            throw StoreError.sqlite(error, "cannot load spent nonces from \(path): ")
         }
         let writer = GroupCommitWriter(pool: pool, ledger: ledger, logger: logger)
         self.writer = writer
@@ -93,7 +93,7 @@ public final class SQLiteHeraldStore: HeraldStore {
                 path: path, interval: interval, restartPages: walRestartPages,
                 requestRestart: { writer.requestLogRestart() })
         } catch {
-            throw StoreError("cannot open the checkpoint connection to \(path): \(error)")
+            throw StoreError.sqlite(error, "cannot open the checkpoint connection to \(path): ")
         }
     }
 
@@ -135,7 +135,9 @@ public final class SQLiteHeraldStore: HeraldStore {
         // A synchronous point read (tens of microseconds) on the caller's thread: cheaper than
         // hopping to a reader queue and back for so little work (about 2× the requests/s).
         guard let data = try readPublicKey(wallet) else { return nil }
-        do { return try PublicKey(bytes: Array(data)) } catch { throw StoreError("stored public key is damaged") }
+        do { return try PublicKey(bytes: Array(data)) } catch {
+            throw StoreError(.corrupt, "stored public key is damaged")
+        }
     }
 
     private func readPublicKey(_ wallet: EthereumAddress) throws -> Data? {
@@ -162,7 +164,7 @@ public final class SQLiteHeraldStore: HeraldStore {
                 arguments: [Data(wallet.bytes)])
             return try rows.map { row in
                 guard let platform = Platform(rawValue: row["platform"]) else {
-                    throw StoreError("unknown platform in store")
+                    throw StoreError(.corrupt, "unknown platform in store")
                 }
                 return DeviceBindingRecord(
                     wallet: wallet, platform: platform, deviceToken: row["device_token"], createdAt: row["created_at"],

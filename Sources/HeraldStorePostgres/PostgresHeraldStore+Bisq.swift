@@ -5,7 +5,7 @@ extension PostgresHeraldStore {
     /// One autocommitted insert: durable when it returns (PostgreSQL's `synchronous_commit` default).
     public func queueBisqPush(_ push: BisqRelayPush) async throws -> Int64 {
         let flags = Int16(push.content.flags)
-        return try await perform {
+        return try await perform { [self] in
             let ids = try await client.query(
                 """
                 INSERT INTO push_outbox
@@ -21,7 +21,7 @@ extension PostgresHeraldStore {
     }
 
     public func pushState(id: Int64) async throws -> PushState? {
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 "SELECT status, attempts, last_error FROM push_outbox WHERE id = \(id)", logger: logger
             ).rows { row in

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresHeraldStore {
     public func saveChannel(_ channel: ChannelRecord) async throws {
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 """
                 INSERT INTO channels (address, name, icon, url, created_at)
@@ -36,7 +36,7 @@ extension PostgresHeraldStore {
     }
 
     private func channels(_ query: PostgresQuery) async throws -> [ChannelRecord] {
-        try await perform {
+        try await perform { [self] in
             try await client.query(query, logger: logger).rows { row in
                 ChannelRecord(
                     address: try row.address(0), name: try row.text(1), icon: try row.text(2), url: try row.text(3),
@@ -50,7 +50,7 @@ extension PostgresHeraldStore {
     }
 
     public func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] {
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 """
                 SELECT s.channel, c.name, s.since FROM subscriptions s JOIN channels c ON c.address = s.channel

@@ -7,7 +7,7 @@ extension PostgresHeraldStore {
         let total = try await count(
             "SELECT count(*) FROM feed_items WHERE recipient = \(bytea(wallet)) AND spam = \(spam)")
         guard total > offset else { return FeedPage(entries: [], total: total) }
-        let entries = try await perform {
+        let entries = try await perform { [self] in
             try await client.query(
                 """
                 SELECT f.sid, f.secret, \(unescaped: DeliveredColumns.list), n.channel
@@ -26,7 +26,7 @@ extension PostgresHeraldStore {
 
     /// Queued pushes due at `now`, oldest first, read without claiming them.
     public func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 """
                 SELECT \(unescaped: QueuedPushColumns.list) FROM push_outbox o \(unescaped: QueuedPushColumns.joins)
@@ -43,7 +43,7 @@ extension PostgresHeraldStore {
     public func claimDuePushes(
         now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
     ) async throws -> [QueuedPush] {
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 """
                 WITH o AS (
@@ -76,51 +76,52 @@ extension PostgresHeraldStore {
     }
 
     /// Every outcome in one statement and one transaction; each ends its push's claim. A push already
-    /// out of the queue keeps its state: a late duplicate result cannot bring a sent push back.
-    public func record(_ results: [PushAttemptResult]) async throws {
+    /// out of the queue keeps its state: a late duplicate result cannot bring a sent push back; with
+    /// `owner`, a push another node claimed meanwhile keeps that node's claim.
+    public func record(_ results: [PushAttemptResult], owner: String?) async throws {
         guard !results.isEmpty else { return }
         // One statement updates each row once; a push recorded twice in one call (never seen from the
         // outbox workers) is recorded in order, one statement each, as on SQLite.
         if Set(results.map(\.id)).count < results.count {
-            try await perform {
+            try await perform { [self] in
                 try await client.withTransaction(logger: logger) { connection in
-                    for result in results { try await Self.record([result], on: connection, logger: logger) }
+                    for result in results {
+                        try await Self.record([result], owner: owner, on: connection, logger: logger)
+                    }
                 }
             }
             return
         }
-        try await perform {
+        try await perform { [self] in
             try await client.withConnection { connection in
-                try await Self.record(results, on: connection, logger: logger)
+                try await Self.record(results, owner: owner, on: connection, logger: logger)
             }
         }
     }
 
     private static func record(
-        _ results: [PushAttemptResult], on connection: PostgresConnection, logger: Logger
+        _ results: [PushAttemptResult], owner: String?, on connection: PostgresConnection, logger: Logger
     ) async throws {
         let ids = results.map(\.id)
         let statuses = results.map(\.status)
-        let next = results.map { result -> Int64 in
-            if case .retry(let at) = result.disposition { return at }
-            return 0
-        }
+        let next = results.map(\.nextAttemptAt)
+        let counted = results.map { $0.isAttempt ? 1 : 0 }
         let errors = results.map { $0.error ?? "" }
         let hasError = results.map { $0.error != nil }
         try await connection.query(
             """
             UPDATE push_outbox o
-            SET status = r.status, attempts = o.attempts + 1, next_attempt_at = r.next_attempt_at,
+            SET status = r.status, attempts = o.attempts + r.counted, next_attempt_at = r.next_attempt_at,
                 last_error = CASE WHEN r.has_error THEN r.error ELSE o.last_error END,
                 claimed_until = NULL, claimed_by = NULL
             FROM unnest(\(ids)::bigint[], \(statuses)::text[], \(next)::bigint[], \(errors)::text[],
-                        \(hasError)::boolean[]) AS r(id, status, next_attempt_at, error, has_error)
-            WHERE o.id = r.id AND o.status = 'queued'
+                        \(hasError)::boolean[], \(counted)::int[]) AS r(id, status, next_attempt_at, error, has_error, counted)
+            WHERE o.id = r.id AND o.status = 'queued' AND (\(owner)::text IS NULL OR o.claimed_by = \(owner))
             """, logger: logger)
     }
 
     public func pushReport(sid: Int64) async throws -> PushReport? {
-        try await perform {
+        try await perform { [self] in
             let item = try await client.query(
                 """
                 SELECT n.channel, f.recipient FROM feed_items f JOIN notifications n ON n.id = f.notification
@@ -146,7 +147,7 @@ extension PostgresHeraldStore {
     }
 
     public func pushCounts() async throws -> [String: Int] {
-        let counts = try await perform {
+        let counts = try await perform { [self] in
             try await client.query("SELECT status, count(*) FROM push_outbox GROUP BY status", logger: logger)
                 .rows { (try $0.text(0), Int(try $0.int(1))) }
         }
@@ -161,7 +162,7 @@ enum DeliveredColumns {
 
     static func read(_ row: Columns, sid: Int64, secret: String, from start: Int) throws -> DeliveredNotification {
         guard let kind = NotificationPayload.Kind(rawValue: String(try row.int(start))) else {
-            throw StoreError("unknown notification type in store")
+            throw StoreError(.corrupt, "unknown notification type in store")
         }
         return DeliveredNotification(
             kind: kind, sid: sid, epoch: try row.int(start + 10), title: try row.text(start + 1),

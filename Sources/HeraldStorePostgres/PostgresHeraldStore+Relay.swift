@@ -36,7 +36,7 @@ extension PostgresHeraldStore {
     }
 
     private func installations(_ query: PostgresQuery) async throws -> [RelayInstallation] {
-        try await perform {
+        try await perform { [self] in
             try await client.query(query, logger: logger).rows { row in
                 RelayInstallation(
                     id: try row.text(0), name: try row.text(1), keyHash: try row.bytes(2), rate: Int(try row.int(3)),
@@ -50,7 +50,7 @@ extension PostgresHeraldStore {
         // insert waits for that commit and does nothing, and its snapshot, older, cannot see the row;
         // the next statement does.
         for _ in 0..<2 {
-            let secret = try await perform {
+            let secret = try await perform { [self] in
                 try await client.query(
                     """
                     WITH stored AS (
@@ -69,7 +69,7 @@ extension PostgresHeraldStore {
 
     public func countRelayOutcomes(installation: String, _ usage: RelayUsage) async throws {
         guard !usage.isEmpty else { return }
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 """
                 INSERT INTO relay_usage (installation, sent, dead, retry, failed)
@@ -84,7 +84,7 @@ extension PostgresHeraldStore {
     }
 
     public func relayUsage(installation: String) async throws -> RelayUsage {
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 "SELECT sent, dead, retry, failed FROM relay_usage WHERE installation = \(installation)",
                 logger: logger

@@ -18,9 +18,16 @@ public final class PostgresHeraldStore: HeraldStore {
     private let runTask: Task<Void, Never>
     let writer: PostgresWriter
     private let closed = Atomic<Bool>(false)
+    /// How long a call may wait for the database before it is answered `unavailable` (the connect
+    /// timeout: while the server is down, postgres-nio would queue it for a minute).
+    let answerTimeout: Duration
 
-    private init(url: PostgresURL, client: PostgresClient, runTask: Task<Void, Never>, lanes: Int, logger: Logger) {
+    private init(
+        url: PostgresURL, client: PostgresClient, runTask: Task<Void, Never>, lanes: Int, answerTimeout: Duration,
+        logger: Logger
+    ) {
         self.url = url
+        self.answerTimeout = answerTimeout
         self.client = client
         self.runTask = runTask
         self.logger = logger
@@ -70,7 +77,8 @@ public final class PostgresHeraldStore: HeraldStore {
         // A quarter of the pool writes (each lane holds one connection while it commits); the rest
         // serves reads, claims and outcomes.
         let lanes = max(1, min(8, poolSize / 4))
-        return PostgresHeraldStore(url: parsed, client: client, runTask: runTask, lanes: lanes, logger: logger)
+        return PostgresHeraldStore(
+            url: parsed, client: client, runTask: runTask, lanes: lanes, answerTimeout: connectTimeout, logger: logger)
     }
 
     // MARK: Writes through the group-commit writer
@@ -97,27 +105,27 @@ public final class PostgresHeraldStore: HeraldStore {
     }
 
     private func write(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
-        guard !closed.load(ordering: .acquiring) else { throw StoreError("the store is closed") }
-        return try await writer.submit(write)
+        guard !closed.load(ordering: .acquiring) else { throw StoreError.storeClosed }
+        return try await Deadline.race(within: answerTimeout, late: late) { [writer] in try await writer.submit(write) }
     }
 
     // MARK: Bindings, keys, health
 
     public func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? {
-        let stored = try await perform {
+        let stored = try await perform { [self] in
             try await client.query(
                 "SELECT public_key FROM wallet_keys WHERE wallet = \(bytea(wallet))", logger: logger
             ).rows { try $0.bytes(0) }.first
         }
         guard let stored else { return nil }
-        do { return try PublicKey(bytes: stored) } catch { throw StoreError("stored public key is damaged") }
+        do { return try PublicKey(bytes: stored) } catch { throw StoreError(.corrupt, "stored public key is damaged") }
     }
 
     /// A key is written once per wallet: a wallet whose key is known (cached, or found by a read) costs
     /// no write at all.
     public func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws {
         if writer.knownKeys.contains(wallet) { return }
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 """
                 INSERT INTO wallet_keys (wallet, public_key, updated_at)
@@ -130,7 +138,7 @@ public final class PostgresHeraldStore: HeraldStore {
     }
 
     public func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord] {
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 """
                 SELECT platform, device_token, created_at, last_seen FROM bindings
@@ -149,7 +157,7 @@ public final class PostgresHeraldStore: HeraldStore {
     ) async throws
         -> WebPushSubscription?
     {
-        try await perform {
+        try await perform { [self] in
             try await client.query(
                 """
                 SELECT p256dh, auth FROM bindings
@@ -183,26 +191,36 @@ public final class PostgresHeraldStore: HeraldStore {
     // MARK: Helpers
 
     func count(_ query: PostgresQuery) async throws -> Int {
-        Int(try await perform { try await client.query(query, logger: logger).integer() })
+        Int(try await perform { [self] in try await client.query(query, logger: logger).integer() })
     }
 
-    /// Runs one piece of database work outside the writer: again, after a deadlock or serialization
-    /// failure (it had no effect); any other failure becomes a `StoreError` that names no user data.
+    /// Runs one piece of database work outside the writer, answered within `answerTimeout`: again, after
+    /// a deadlock or serialization failure (it had no effect); any other failure becomes a `StoreError`
+    /// that names no user data, with the code PostgreSQL's answer says.
     @discardableResult
-    func perform<T>(_ work: () async throws -> T) async throws -> T {
-        guard !closed.load(ordering: .acquiring) else { throw StoreError("the store is closed") }
-        var runs = 0
-        while true {
-            runs += 1
-            do {
-                return try await work()
-            } catch let error as StoreError {
-                throw error
-            } catch  where PostgresErrors.isTransient(error) && runs <= PostgresWriter.transientRetries {
-                continue
-            } catch {
-                throw StoreError("PostgreSQL at \(url): \(PostgresErrors.describe(error))")
+    func perform<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard !closed.load(ordering: .acquiring) else { throw StoreError.storeClosed }
+        return try await Deadline.race(within: answerTimeout, late: late) { [url] in
+            var runs = 0
+            while true {
+                runs += 1
+                do {
+                    return try await work()
+                } catch let error as StoreError {
+                    throw error
+                } catch  where PostgresErrors.isTransient(error) && runs <= PostgresWriter.transientRetries {
+                    continue
+                } catch {
+                    throw PostgresErrors.storeError("PostgreSQL at \(url): ", error)
+                }
             }
+        }
+    }
+
+    /// The answer to a call that PostgreSQL did not answer in time.
+    private var late: @Sendable () -> StoreError {
+        { [url, answerTimeout] in
+            StoreError(.unavailable, "PostgreSQL at \(url) did not answer within \(answerTimeout.components.seconds) s")
         }
     }
 }

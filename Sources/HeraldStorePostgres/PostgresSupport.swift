@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -34,12 +35,14 @@ struct Columns {
 
     func address(_ index: Int) throws -> EthereumAddress {
         do { return try EthereumAddress(bytes: try bytes(index)) } catch {
-            throw StoreError("a stored address is not 20 bytes")
+            throw StoreError(.corrupt, "a stored address is not 20 bytes")
         }
     }
 
     func platform(_ index: Int) throws -> Platform {
-        guard let platform = Platform(rawValue: try text(index)) else { throw StoreError("unknown platform in store") }
+        guard let platform = Platform(rawValue: try text(index)) else {
+            throw StoreError(.corrupt, "unknown platform in store")
+        }
         return platform
     }
 
@@ -109,6 +112,53 @@ enum PostgresErrors {
             return (error.closureError ?? error.beginError).flatMap(sqlState)
         }
         return (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// What a failure means for the caller (docs/protocol.md §3): the server gone, restarting, out of
+    /// connections or disk, or no connection within the deadline is `unavailable` (503, retried); a key
+    /// taken meanwhile is `conflict`; damaged data is `corrupt`; the rest is `internal`.
+    static func code(_ error: any Error) -> StoreError.Code {
+        if let error = error as? StoreError { return error.code }
+        if let error = error as? PostgresTransactionError {
+            return (error.closureError ?? error.commitError ?? error.beginError).map(code) ?? .internal
+        }
+        if error is PostgresDecodingError { return .corrupt }
+        if let error = error as? PSQLError {
+            if let state = error.serverInfo?[.sqlState] { return code(sqlState: state) }
+            switch error.code {
+            case .messageDecodingFailure, .unexpectedBackendMessage, .invalidCommandTag, .tooManyParameters,
+                .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+                return .internal
+            default:
+                // Connection faults: refused, closed by the server, the pool shut or the lease cancelled.
+                return .unavailable
+            }
+        }
+        // The pool's own errors (its circuit breaker after a minute of failed connects) and NIO's socket
+        // errors reach here untyped: all say the server cannot be reached.
+        return error is ChannelError || error is IOError || "\(type(of: error))".contains("ConnectionPool")
+            ? .unavailable : .internal
+    }
+
+    static func code(sqlState state: String) -> StoreError.Code {
+        switch state {
+        case "57P01", "57P02", "57P03", "57014", "25006", "55P03", "40001", "40P01":
+            // Shutting down, restarting, cancelled, a read-only standby, or a lock or serialization
+            // failure that outlived the retries: the same call may well succeed in a moment.
+            return .unavailable
+        case "XX001", "XX002": return .corrupt
+        default: break
+        }
+        switch state.prefix(2) {
+        case "08", "53", "58": return .unavailable
+        case "23": return .conflict
+        default: return .internal
+        }
+    }
+
+    /// `error` as a `StoreError` with `context` in front, its code from what PostgreSQL said.
+    static func storeError(_ context: String, _ error: any Error) -> StoreError {
+        StoreError(code(error), context + describe(error))
     }
 
     /// What went wrong, without the query's parameters (they hold user data) and without the

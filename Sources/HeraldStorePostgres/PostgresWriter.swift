@@ -91,12 +91,11 @@ final class PostgresWriter: Sendable {
     private func fail(_ batch: [WriteLane.Pending], _ error: any Error) {
         let failure: StoreError
         if case BatchFailure.commitFailed(let cause) = error {
-            failure = StoreError(
-                "write failed at COMMIT (it may or may not be stored): \(PostgresErrors.describe(cause))")
+            failure = PostgresErrors.storeError("write failed at COMMIT (it may or may not be stored): ", cause)
         } else if case BatchFailure.rolledBack(let cause) = error {
-            failure = StoreError("write failed: \(PostgresErrors.describe(cause))")
+            failure = PostgresErrors.storeError("write failed: ", cause)
         } else {
-            failure = StoreError("write failed: \(PostgresErrors.describe(error))")
+            failure = PostgresErrors.storeError("write failed: ", error)
         }
         statistics.answered(submitted: batch.lazy.map(\.submitted))
         for pending in batch { pending.continuation.resume(throwing: failure) }
@@ -170,7 +169,7 @@ final class WriteLane: Sendable {
                 return true
             }
             switch start {
-            case nil: continuation.resume(throwing: StoreError("the store is closed"))
+            case nil: continuation.resume(throwing: StoreError.storeClosed)
             case true?: Task { await self.drain(commit) }
             case false?: break
             }

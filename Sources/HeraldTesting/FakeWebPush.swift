@@ -29,7 +29,9 @@ public final class FakeWebPush: Sendable {
 
     /// How to answer a request.
     public enum Answer: Sendable, Hashable {
-        case status(Int, retryAfter: Int? = nil)
+        /// This status, with `Retry-After` written as given (any text, so that tests can send what a
+        /// hostile service would: a sign, a date, more digits than any integer holds).
+        case status(Int, retryAfter: String? = nil)
         /// A redirect a client must not follow.
         case redirect(status: Int, location: String)
     }
@@ -161,7 +163,7 @@ public final class FakeWebPush: Sendable {
             return .init(status: 201, headers: [("location", "https://localhost/m/\(UUID().uuidString)")])
         case .status(let status, let retryAfter)?:
             if (200..<300).contains(status) { counts.withLock { $0.accepted += 1 } }
-            return .init(status: status, headers: retryAfter.map { [("retry-after", String($0))] } ?? [])
+            return .init(status: status, headers: retryAfter.map { [("retry-after", $0)] } ?? [])
         case .redirect(let status, let location)?:
             return .init(status: status, headers: [("location", location)])
         }

@@ -148,6 +148,35 @@ enum HTTP {
         }
     }
 
+    /// An answer with the headers the tests read.
+    struct Exchange: Sendable {
+        let status: Int
+        let retryAfter: String?
+        let body: Data
+    }
+
+    static func exchange(_ url: String, json: String) async throws -> Exchange {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: json))
+        return try await exchange(request)
+    }
+
+    static func exchange(_ url: String, authorization: String) async throws -> Exchange {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Authorization", value: authorization)
+        return try await exchange(request)
+    }
+
+    private static func exchange(_ request: HTTPClientRequest) async throws -> Exchange {
+        let response = try await client.execute(request, timeout: .seconds(20))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return Exchange(
+            status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
+            body: Data(body.readableBytesView))
+    }
+
     private static func execute(_ request: HTTPClientRequest) async throws -> (Int, Data) {
         let response = try await client.execute(request, timeout: .seconds(20))
         let body = try await response.body.collect(upTo: 64 << 20)

@@ -176,7 +176,7 @@ import Testing
         #expect(try await eventually { paths.allSatisfy { setup.fake.received(target: $0).count == 1 } })
         setup.fake.answer("/gone404", with: .status(404))
         setup.fake.answer("/gone410", with: .status(410))
-        setup.fake.answer("/busy", with: .status(429, retryAfter: 1))
+        setup.fake.answer("/busy", with: .status(429, retryAfter: "1"))
         setup.fake.answer("/forbidden", with: .status(403))
         setup.fake.answer("/moved", with: .redirect(status: 301, location: setup.fake.endpoint("/elsewhere")))
         let address = try setup.address

@@ -23,7 +23,7 @@ import Testing
 
     /// A transport playing both Google endpoints: OAuth tokens numbered from 1, messages answered by `send`.
     static func google(
-        expiresIn: Int = 3600,
+        expiresIn: String = "3600",
         send: @escaping @Sendable (PushHTTPRequest) -> PushHTTPResponse = { _ in
             PushHTTPResponse(status: 200, body: Array(#"{"name":"projects/herald-test/messages/1"}"#.utf8))
         }
@@ -87,6 +87,22 @@ import Testing
         clock.advance(3600 - 59)
         _ = await provider.deliver(F.push(platform: .android, token: Self.androidToken))
         #expect(await tokens.fetched == 2, "fetched again shortly before expiry")
+    }
+
+    /// docs/protocol.md §4.3: whatever `expires_in` says, no token is kept past an hour, and one that is
+    /// not a non-negative integer counts as an hour (a sum with `Int64.max` once trapped here).
+    @Test(arguments: ["9223372036854775807", "99999999999999999999", "-5", "1e9", "36.5", #""3600""#])
+    func noTokenIsKeptPastAnHourWhateverItsExpiresIn(_ expiresIn: String) async throws {
+        let clock = ManualClock(1_000_000)
+        let (provider, tokens) = try provider(Self.google(expiresIn: expiresIn), clock: clock)
+        let push = F.push(platform: .android, token: Self.androidToken)
+        #expect(await provider.deliver(push) == .sent)
+        clock.advance(3600 - 61)
+        #expect(await provider.deliver(push) == .sent)
+        #expect(await tokens.fetched == 1, "kept within the hour")
+        clock.advance(2)
+        #expect(await provider.deliver(push) == .sent)
+        #expect(await tokens.fetched == 2, "fetched again a minute before the hour ends")
     }
 
     @Test func a401DropsTheTokenAndUnregisteredIsDead() async throws {

@@ -18,7 +18,7 @@ import Testing
             maxAgeSeconds: 3_600, logger: Logger(label: "test"))
     }
 
-    static func tokenAnswer(_ token: String = "t1", expiresIn: Int = 3600) -> PushHTTPResponse {
+    static func tokenAnswer(_ token: String = "t1", expiresIn: String = "3600") -> PushHTTPResponse {
         PushHTTPResponse(
             status: 200,
             body: Array(
@@ -27,14 +27,16 @@ import Testing
     }
 
     /// Answers every push of a request with `status` (by the id's last character for variety when nil).
-    static func results(for request: PushHTTPRequest, status: @escaping (String) -> String) -> PushHTTPResponse {
+    static func results(
+        for request: PushHTTPRequest, retryAfter: String = "9", status: @escaping (String) -> String
+    ) -> PushHTTPResponse {
         guard case .array(let pushes)? = RelayFixtures.json(request.body)?["pushes"] else {
             return PushHTTPResponse(status: 400)
         }
         let results = pushes.map { push -> JSONValue in
             let id = push["id"]?.stringValue ?? ""
             var members: [(key: String, value: JSONValue)] = [("id", .string(id)), ("status", .string(status(id)))]
-            if status(id) == "retry" { members.append(("retryAfter", .number("9"))) }
+            if status(id) == "retry" { members.append(("retryAfter", .number(retryAfter))) }
             return .object(members)
         }
         return PushHTTPResponse(status: 200, body: JSONValue.object([("results", .array(results))]).jsonBytes)
@@ -73,6 +75,23 @@ import Testing
         #expect(form.contains("client_id=installation.\(Self.installation)"))
         #expect(form.contains("client_secret=k3y%2Bwith%2Fodd%3Dchars"))
         #expect(form.contains("grant_type=client_credentials"))
+    }
+
+    /// docs/protocol.md §4.3: the upstream's numbers are a peer's. A `retryAfter` is bounded however many
+    /// digits it has (the retry policy then fails the push past its deadline) and ignored when it is not a
+    /// non-negative integer; an `expires_in` no integer holds still gives a token, kept at most an hour.
+    @Test(
+        arguments: [
+            ("9223372036854775807", RemoteNumber.secondsCeiling), ("99999999999999999999", RemoteNumber.secondsCeiling),
+            ("-5", nil), ("1.5", nil), ("12", 12),
+        ] as [(String, Int64?)])
+    func theUpstreamsNumbersAreBoundedOrIgnored(_ number: String, _ wait: Int64?) async throws {
+        let transport = ScriptedTransport { request in
+            request.url.hasSuffix("/token")
+                ? Self.tokenAnswer(expiresIn: number) : Self.results(for: request, retryAfter: number) { _ in "retry" }
+        }
+        let outcome = await Self.provider(transport).deliver(Self.push(0))
+        #expect(outcome == .retryable(reason: "upstream", retryAfter: wait))
     }
 
     @Test func eachPushIsForwardedAsTheSection42PayloadWithItsIdAndExpiry() async throws {
@@ -130,6 +149,7 @@ import Testing
             case .deadToken: return "dead"
             case .retryable(_, let after): return after == 9 ? "retry" : "retry without 9"
             case .failed: return "failed"
+            case .deferred: return "deferred"
             }
         }
         #expect(Set(kinds) == Set(statuses))

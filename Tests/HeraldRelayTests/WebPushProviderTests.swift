@@ -115,6 +115,11 @@ struct TableResolver: HostResolver {
             (200, nil, .sent), (201, nil, .sent), (202, nil, .sent),
             (404, nil, .deadToken(reason: "Web Push 404")), (410, nil, .deadToken(reason: "Web Push 410")),
             (429, "30", .retryable(reason: "Web Push 429", retryAfter: 30)),
+            // A peer's number: bounded however many digits, ignored when not a non-negative integer.
+            (429, " 9223372036854775807 ", .retryable(reason: "Web Push 429", retryAfter: RemoteNumber.secondsCeiling)),
+            (429, "99999999999999999999", .retryable(reason: "Web Push 429", retryAfter: RemoteNumber.secondsCeiling)),
+            (429, "-5", .retryable(reason: "Web Push 429", retryAfter: nil)),
+            (503, "Fri, 31 Dec 1999 23:59:59 GMT", .retryable(reason: "Web Push 503", retryAfter: nil)),
             (503, nil, .retryable(reason: "Web Push 503", retryAfter: nil)),
             (301, nil, .failed(reason: "Web Push 301")), (400, nil, .failed(reason: "Web Push 400")),
             (401, nil, .failed(reason: "Web Push 401")), (403, nil, .failed(reason: "Web Push 403")),

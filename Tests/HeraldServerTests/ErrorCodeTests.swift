@@ -186,7 +186,32 @@ import Testing
             #expect(response.json?["error"]?["message"]?.stringValue?.contains("disk on fire") == false)
             let health = try await client.get("/healthz")
             #expect(health.status == .serviceUnavailable)
-            #expect(health.errorCode == "internal")
+            #expect(health.errorCode == "unavailable" && health.headers[.retryAfter] == "5")
+        }
+    }
+
+    /// docs/protocol.md §3: storage that does not answer now is 503 `unavailable` with `Retry-After` on
+    /// every route that reaches it, never a 500 that reads as a bug; the cause stays in the log.
+    @Test(arguments: [StoreError.Code.unavailable, .closed])
+    func storageThatDoesNotAnswerIs503WithRetryAfter(_ code: StoreError.Code) async throws {
+        let store = FailingStore(failure: StoreError(code, "PostgreSQL at db.internal did not answer"))
+        try await F(store: store).test { client in
+            let response = try await client.post(try F.signed(F.binding()))
+            expectError(response, .unavailable)
+            #expect(response.status == .serviceUnavailable && response.headers[.retryAfter] == "5")
+            #expect(response.json?["error"]?["message"]?.stringValue?.contains("db.internal") == false)
+            let key = try await client.get("/v1/users/\(F.key.address.checksummed)/pubkey")
+            #expect(key.status == .serviceUnavailable && key.errorCode == "unavailable")
+            #expect(try await client.get("/healthz").status == .serviceUnavailable)
+        }
+    }
+
+    @Test(arguments: [StoreError.Code.conflict, .corrupt, .internal])
+    func anyOtherStorageFailureIsInternal(_ code: StoreError.Code) async throws {
+        try await F(store: FailingStore(failure: StoreError(code, "stored public key is damaged"))).test { client in
+            let response = try await client.post(try F.signed(F.binding()))
+            expectError(response, .internal)
+            #expect(response.headers[.retryAfter] == nil)
         }
     }
 
@@ -199,7 +224,7 @@ import Testing
             .notYetValid: 401, .signatureMismatch: 401, .unauthorized: 401, .forbidden: 403, .notFound: 404,
             .methodNotAllowed: 405, .replayed: 409, .payloadTooLarge: 413, .unsupportedMediaType: 415,
             .rateLimited: 429,
-            .internal: 500,
+            .internal: 500, .unavailable: 503,
         ]
         #expect(Set(expected.keys) == Set(APIErrorCode.allCases))
         for (code, status) in expected { #expect(code.httpStatus.code == status, "\(code)") }
@@ -222,52 +247,54 @@ import Testing
 
 /// A store whose every call fails, as a broken disk would.
 struct FailingStore: HeraldStore {
-    struct Failure: Error, CustomStringConvertible { var description: String { "disk on fire" } }
-    func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome { throw Failure() }
-    func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? { throw Failure() }
-    func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord] { throw Failure() }
-    func bindingCount() async throws -> Int { throw Failure() }
+    struct DiskOnFire: Error, CustomStringConvertible { var description: String { "disk on fire" } }
+    /// What every call throws: by default an error that is no `StoreError` (a fault nobody classified).
+    var failure: any Error = DiskOnFire()
+    func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome { throw failure }
+    func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? { throw failure }
+    func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord] { throw failure }
+    func bindingCount() async throws -> Int { throw failure }
     func webPushSubscription(of wallet: EthereumAddress, endpoint: String) async throws -> WebPushSubscription? {
-        throw Failure()
+        throw failure
     }
-    func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int { throw Failure() }
-    func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int { throw Failure() }
-    func checkHealth() async throws { throw Failure() }
+    func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int { throw failure }
+    func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int { throw failure }
+    func checkHealth() async throws { throw failure }
     var writerStatistics: WriterStatistics.Snapshot {
         .init(transactions: 0, writes: 0, busySeconds: 0, waitSeconds: 0, lanes: 1)
     }
-    func addInstallation(_ installation: RelayInstallation) async throws { throw Failure() }
-    func removeInstallation(id: String) async throws -> Bool { throw Failure() }
-    func installations() async throws -> [RelayInstallation] { throw Failure() }
-    func installation(id: String) async throws -> RelayInstallation? { throw Failure() }
-    func relayTokenSecret(candidate: [UInt8]) async throws -> [UInt8] { throw Failure() }
-    func countRelayOutcomes(installation: String, _ usage: RelayUsage) async throws { throw Failure() }
-    func relayUsage(installation: String) async throws -> RelayUsage { throw Failure() }
-    func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome { throw Failure() }
-    func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws { throw Failure() }
-    func saveChannel(_ channel: ChannelRecord) async throws { throw Failure() }
-    func removeChannel(_ address: EthereumAddress) async throws -> Bool { throw Failure() }
-    func channel(_ address: EthereumAddress) async throws -> ChannelRecord? { throw Failure() }
-    func channels() async throws -> [ChannelRecord] { throw Failure() }
-    func subscriberCount(of channel: EthereumAddress) async throws -> Int { throw Failure() }
-    func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] { throw Failure() }
-    func submit(_ notification: NotificationSubmission) async throws -> NotificationOutcome { throw Failure() }
+    func addInstallation(_ installation: RelayInstallation) async throws { throw failure }
+    func removeInstallation(id: String) async throws -> Bool { throw failure }
+    func installations() async throws -> [RelayInstallation] { throw failure }
+    func installation(id: String) async throws -> RelayInstallation? { throw failure }
+    func relayTokenSecret(candidate: [UInt8]) async throws -> [UInt8] { throw failure }
+    func countRelayOutcomes(installation: String, _ usage: RelayUsage) async throws { throw failure }
+    func relayUsage(installation: String) async throws -> RelayUsage { throw failure }
+    func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome { throw failure }
+    func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws { throw failure }
+    func saveChannel(_ channel: ChannelRecord) async throws { throw failure }
+    func removeChannel(_ address: EthereumAddress) async throws -> Bool { throw failure }
+    func channel(_ address: EthereumAddress) async throws -> ChannelRecord? { throw failure }
+    func channels() async throws -> [ChannelRecord] { throw failure }
+    func subscriberCount(of channel: EthereumAddress) async throws -> Int { throw failure }
+    func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] { throw failure }
+    func submit(_ notification: NotificationSubmission) async throws -> NotificationOutcome { throw failure }
     func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage {
-        throw Failure()
+        throw failure
     }
-    func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush] { throw Failure() }
+    func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush] { throw failure }
     func claimDuePushes(
         now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
     )
         async throws -> [QueuedPush]
-    { throw Failure() }
-    func removeBindings(platform: Platform, deviceToken: String) async throws -> Int { throw Failure() }
-    func record(_ results: [PushAttemptResult]) async throws { throw Failure() }
-    func pushCounts() async throws -> [String: Int] { throw Failure() }
-    func queuedPushCount() async throws -> Int { throw Failure() }
-    func queueBisqPush(_ push: BisqRelayPush) async throws -> Int64 { throw Failure() }
-    func pushState(id: Int64) async throws -> PushState? { throw Failure() }
-    func pushReport(sid: Int64) async throws -> PushReport? { throw Failure() }
-    func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int { throw Failure() }
+    { throw failure }
+    func removeBindings(platform: Platform, deviceToken: String) async throws -> Int { throw failure }
+    func record(_ results: [PushAttemptResult], owner: String?) async throws { throw failure }
+    func pushCounts() async throws -> [String: Int] { throw failure }
+    func queuedPushCount() async throws -> Int { throw failure }
+    func queueBisqPush(_ push: BisqRelayPush) async throws -> Int64 { throw failure }
+    func pushState(id: Int64) async throws -> PushState? { throw failure }
+    func pushReport(sid: Int64) async throws -> PushReport? { throw failure }
+    func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int { throw failure }
     func close() async throws {}
 }

@@ -136,6 +136,26 @@ final class RecordingProvider: PushProvider {
         #expect(policy.result(for: push(attempts: 0), .sent, now: 10).disposition == .sent)
     }
 
+    /// docs/protocol.md §4.3: a wait that ends past the push's deadline fails it at once, whatever its size
+    /// (the sum with `Int64.max` once trapped and took the server down); a wait within it is honoured.
+    @Test func aRetryAfterPastTheDeadlineFailsThePushAtOnceAndNoSumTraps() {
+        let policy = PushRetryPolicy(attempts: 8, maxAgeSeconds: 86_400)
+        let push = QueuedPush(
+            id: 1, sid: 1, wallet: F.key.address, platform: .webpush, deviceToken: "https://push.example/x",
+            apnsID: [], queuedAt: 1_000, attempts: 0, notification: nil)
+        for wait in [Int64.max, RemoteNumber.secondsCeiling, 86_400] {
+            let result = policy.result(for: push, .retryable(reason: "Web Push 429", retryAfter: wait), now: 1_010)
+            #expect(result.disposition == .failed, "\(wait)")
+            #expect(result.error?.contains("past the push's deadline") == true)
+        }
+        let within = policy.result(for: push, .retryable(reason: "429", retryAfter: 86_390), now: 1_010)
+        #expect(within.disposition == .retry(at: 87_400))
+        // A deadline at the end of time saturates rather than trapping.
+        let endless = PushRetryPolicy(attempts: 8, maxAgeSeconds: .max)
+        let late = endless.result(for: push, .retryable(reason: "429", retryAfter: .max), now: .max - 1)
+        #expect(late.disposition == .retry(at: .max))
+    }
+
     @Test func aDeadTokenRemovesEveryBindingOfItAndItsOtherPushesAreDropped() async throws {
         try await withQueuedPush { state async throws in
             // The same device token bound to a second wallet, with a push of its own queued.

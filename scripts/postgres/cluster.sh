@@ -5,10 +5,12 @@
 #
 #   scripts/postgres/cluster.sh start DIR    prints the URL (postgres://herald@127.0.0.1:PORT/herald?sslmode=disable)
 #   scripts/postgres/cluster.sh stop DIR     stops it and removes DIR
+#   scripts/postgres/cluster.sh pause DIR    stops the server, keeping its data (an outage, for the tests)
+#   scripts/postgres/cluster.sh resume DIR   starts it again on the same data folder and port
 set -euo pipefail
 
-command="${1:?usage: cluster.sh start|stop DIR}"
-dir="${2:?usage: cluster.sh start|stop DIR}"
+command="${1:?usage: cluster.sh start|stop|pause|resume DIR}"
+dir="${2:?usage: cluster.sh start|stop|pause|resume DIR}"
 
 find_bin() {
     ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
@@ -21,6 +23,15 @@ as_owner() {
     else
         "$@"
     fi
+}
+
+# start_server BIN CLUSTER PORT: pg_ctl start, waiting until it accepts connections.
+start_server() {
+    # pg_stat_statements: the benchmarks count statements per operation.
+    as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 60 \
+        -o "-p $3 -k $2 -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_preload_libraries=pg_stat_statements" \
+        start > /dev/null ||
+        { cat "$2/server.log" >&2; exit 1; }
 }
 
 case "$command" in
@@ -54,11 +65,7 @@ start)
     port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
     as_owner "$bin/initdb" -D "$cluster/data" -U herald --auth=trust -E UTF8 --no-sync > "$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
-    # pg_stat_statements: the benchmarks count statements per operation.
-    as_owner "$bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 \
-        -o "-p $port -k $cluster -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_preload_libraries=pg_stat_statements" \
-        start > /dev/null ||
-        { cat "$cluster/server.log" >&2; exit 1; }
+    start_server "$bin" "$cluster" "$port"
     as_owner "$bin/createdb" -h "$cluster" -p "$port" -U herald herald
     echo "$port" > "$dir/port"
     echo "postgres://herald@127.0.0.1:$port/herald?sslmode=disable"
@@ -72,8 +79,14 @@ stop)
     [[ -n "$cluster" ]] && rm -rf "$cluster"
     rm -rf "$dir"
     ;;
+pause)
+    as_owner "$(find_bin)/pg_ctl" -D "$(cat "$dir/cluster")/data" -m fast -w stop > /dev/null
+    ;;
+resume)
+    start_server "$(find_bin)" "$(cat "$dir/cluster")" "$(cat "$dir/port")"
+    ;;
 *)
-    echo "usage: cluster.sh start|stop DIR" >&2
+    echo "usage: cluster.sh start|stop|pause|resume DIR" >&2
     exit 64
     ;;
 esac

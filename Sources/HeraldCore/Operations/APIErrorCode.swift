@@ -22,6 +22,8 @@ public enum APIErrorCode: String, Sendable, Hashable, CaseIterable, Codable {
     case unsupportedMediaType = "unsupported_media_type"
     case rateLimited = "rate_limited"
     case `internal`
+    /// Storage does not answer now: retry after `Retry-After` (503).
+    case unavailable
 }
 
 /// Why a signed operation was refused: a §3 code and a message safe to show (no secrets).

@@ -38,9 +38,7 @@ public actor FCMAccessTokens {
         else {
             throw FCMTokenError(status: response.status)
         }
-        var lifetime: Int64 = 3600
-        if case .number(let text)? = json["expires_in"], let seconds = Int64(text) { lifetime = seconds }
-        current = (token, now + lifetime)
+        current = (token, now.addingSaturated(AccessTokenLifetime.seconds(expiresIn: json["expires_in"])))
         fetched += 1
         return token
     }

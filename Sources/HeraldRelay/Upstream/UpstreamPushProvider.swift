@@ -153,8 +153,9 @@ public final class UpstreamPushProvider: PushProvider {
                 case "sent": answers[id] = .sent
                 case "dead": answers[id] = .deadToken(reason: reason)
                 case "retry":
+                    // Bounded like a Retry-After header: the upstream is a peer, not this process.
                     var after: Int64?
-                    if case .number(let text)? = result["retryAfter"] { after = Int64(text) }
+                    if case .number(let text)? = result["retryAfter"] { after = RemoteNumber.seconds(text) }
                     answers[id] = .retryable(reason: reason, retryAfter: after)
                 default: answers[id] = .failed(reason: reason)
                 }

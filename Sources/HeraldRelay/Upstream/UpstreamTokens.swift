@@ -29,13 +29,12 @@ final class UpstreamTokens: Sendable {
             PushHTTPRequest(
                 url: url, headers: [("content-type", "application/x-www-form-urlencoded")], body: form))
         let json = try? JSONParser.parse(response.body)
-        guard response.status == 200, case .string(let token)? = json?["access_token"],
-            case .number(let lifetimeText)? = json?["expires_in"], let lifetime = Double(lifetimeText)
-        else {
+        guard response.status == 200, case .string(let token)? = json?["access_token"] else {
             let error = json?["error"]?.stringValue ?? json?["error"]?["code"]?.stringValue ?? "no error given"
             throw Refused(description: "upstream token request refused: \(response.status) \(error)")
         }
-        cached.withLock { $0 = (token, Date().addingTimeInterval(max(0, lifetime - 60))) }
+        let lifetime = AccessTokenLifetime.seconds(expiresIn: json?["expires_in"])
+        cached.withLock { $0 = (token, Date().addingTimeInterval(Double(max(0, lifetime - 60)))) }
         return token
     }
 

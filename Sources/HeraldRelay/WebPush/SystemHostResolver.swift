@@ -1,3 +1,4 @@
+import HeraldCore
 import NIOPosix
 
 #if canImport(Glibc)
@@ -6,13 +7,35 @@ import Glibc
 import Darwin
 #endif
 
-/// getaddrinfo(3) on NIO's blocking-work thread pool (never on an event loop): every IPv4 and IPv6
-/// address of a name, each once, in the resolver's order.
+/// getaddrinfo(3) on a thread pool of its own (never on an event loop): every IPv4 and IPv6 address
+/// of a name, each once, in the resolver's order, or a failure once `timeout` has passed.
+///
+/// Whoever registers an endpoint chooses its name, and so how long its name servers take to answer:
+/// getaddrinfo has no timeout of its own and holds its thread meanwhile. A lookup is therefore answered
+/// within `timeout` whatever the thread does (the send is retried as a network error, docs/protocol.md
+/// §4.3), and blocked lookups hold threads of this pool only, never NIO's shared blocking pool, which
+/// file I/O and other work need.
 public struct SystemHostResolver: HostResolver {
-    public init() {}
+    let timeout: Duration
+
+    public init(timeout: Duration = .seconds(5)) { self.timeout = timeout }
+
+    /// Lookups under way at once; past it they queue, and a queued lookup's time counts too.
+    static let threads = 16
+    static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: threads)
+        pool.start()
+        return pool
+    }()
 
     public func addresses(of host: String, port: Int) async throws -> [[UInt8]] {
-        try await NIOThreadPool.singleton.runIfActive { try Self.lookup(host) }
+        let timeout = self.timeout
+        return try await Deadline.race(
+            within: timeout,
+            late: {
+                LookupFailure(description: "cannot resolve \(host): no answer within \(timeout.components.seconds) s")
+            }
+        ) { try await Self.pool.runIfActive { try Self.lookup(host) } }
     }
 
     struct LookupFailure: Error, CustomStringConvertible {

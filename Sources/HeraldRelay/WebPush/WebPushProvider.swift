@@ -15,13 +15,15 @@ public struct WebPushProvider: PushProvider {
     let maxAgeSeconds: Int64
     let clock: @Sendable () -> Int64
     let logger: Logger
+    let gate: OriginGate
 
     public init(
         transport: any WebPushTransport, tokens: VAPIDTokens,
-        mode: PushContent.Mode = .full, maxAgeSeconds: Int64 = 86_400,
+        mode: PushContent.Mode = .full, maxAgeSeconds: Int64 = 86_400, originConcurrency: Int = 8,
         clock: (@Sendable () -> Int64)? = nil, logger: Logger
     ) {
         self.transport = transport
+        gate = OriginGate(limit: originConcurrency)
         self.tokens = tokens
         self.mode = mode
         self.maxAgeSeconds = maxAgeSeconds
@@ -58,6 +60,10 @@ public struct WebPushProvider: PushProvider {
         } catch {
             return .failed(reason: "Web Push encryption failed: \(error)")
         }
+        guard gate.enter(endpoint.origin) else {
+            return .deferred(reason: "Web Push: \(gate.limit) sends to \(endpoint.origin) already in flight")
+        }
+        defer { gate.leave(endpoint.origin) }
         do {
             return classify(try await transport.send(request, to: endpoint))
         } catch let refusal as WebPushRefusal {

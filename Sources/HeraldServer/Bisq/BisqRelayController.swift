@@ -50,8 +50,8 @@ struct BisqRelayController {
         do {
             _ = try await queue(relay, context: context)
         } catch {
-            context.logger.error("storage failed: \(error)")
-            return BisqPlainText.response("storage is unavailable", status: .internalServerError)
+            let refusal = StoreCall.refusal(error, logger: context.logger)
+            return BisqPlainText.response(refusal.message, status: refusal.status, retryAfter: refusal.retryAfter)
         }
         return BisqPlainText.response("success")
     }

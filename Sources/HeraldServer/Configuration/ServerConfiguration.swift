@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var pushConcurrency = 100
     /// How long a worker's claim on a due push lasts (PROTOCOL §4.3; several nodes share one outbox).
     public var pushLeaseSeconds: Int64 = 60
+    /// How long one send may take: three quarters of the lease, at most 30 s, so that every send ends
+    /// while this node still holds its claim (docs/protocol.md §4.3; derived, so no setting can break it).
+    public var pushSendDeadline: Duration { .milliseconds(min(30_000, pushLeaseSeconds * 750)) }
     /// `full`: pushes carry the message; `none`: wake-up pushes only.
     public var pushContent: PushContent.Mode = .full
     /// Queue a confirmation push when a register creates a binding.
@@ -70,6 +73,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         /// Networks endpoints may reach despite §9's refused ranges (a LAN distributor, loopback in tests).
         public var allowNetworks: [IPNetwork] = []
         public var caFile: String?
+        /// Sends in flight per origin (`https://host[:port]`), within the lane's `push.concurrency`: one
+        /// push service, slow or hostile, holds only its own share of the lane.
+        public var originConcurrency = 8
+        /// How long a name's lookup may take before the send is retried as a network error.
+        public var resolveTimeoutSeconds = 5
         /// base64url of the VAPID public point, read from the key file when the settings are loaded:
         /// what `/v1/info` publishes as `vapidPublicKey`.
         public var vapidPublicKey: String?

@@ -221,6 +221,18 @@ enum ServerSettings {
             config, lookup throws(ConfigurationError) in
             config.webpush.caFile = try lookup.text() ?? config.webpush.caFile
         },
+        Setting(
+            "webpush.originConcurrency", flag: "webpush-origin-concurrency",
+            environment: "HERALD_WEBPUSH_ORIGIN_CONCURRENCY"
+        ) { config, lookup throws(ConfigurationError) in
+            if let count = try lookup.integer(in: 1...10_000) { config.webpush.originConcurrency = count }
+        },
+        Setting(
+            "webpush.resolveTimeoutSeconds", flag: "webpush-resolve-timeout",
+            environment: "HERALD_WEBPUSH_RESOLVE_TIMEOUT"
+        ) { config, lookup throws(ConfigurationError) in
+            if let seconds = try lookup.integer(in: 1...60) { config.webpush.resolveTimeoutSeconds = seconds }
+        },
     ]
 
     private static let bisq: [Setting] = [

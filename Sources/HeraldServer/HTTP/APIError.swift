@@ -7,7 +7,7 @@ import NIOCore
 public struct APIError: HTTPResponseError, Sendable {
     public let code: APIErrorCode
     public let message: String
-    /// Seconds, for `rate_limited`.
+    /// Seconds, for `rate_limited` and `unavailable`.
     public let retryAfter: Int?
 
     public init(_ code: APIErrorCode, _ message: String, retryAfter: Int? = nil) {
@@ -20,7 +20,10 @@ public struct APIError: HTTPResponseError, Sendable {
 
     public var status: HTTPResponse.Status { code.httpStatus }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    public func response(from request: Request, context: some RequestContext) throws -> Response { response }
+
+    /// The error as an answer: its status, the §3 body, and `Retry-After` when it has one.
+    public var response: Response {
         var headers: HTTPFields = [.contentType: JSONResponse.contentType]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
@@ -51,6 +54,7 @@ extension APIErrorCode {
         case .unsupportedMediaType: return .unsupportedMediaType
         case .rateLimited: return .tooManyRequests
         case .internal: return .internalServerError
+        case .unavailable: return .serviceUnavailable
         }
     }
 }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import HeraldCore
+import HeraldStore
 import Hummingbird
 import Logging
 
@@ -28,6 +29,8 @@ struct ErrorMiddleware: RouterMiddleware {
     /// Any other failure: logged with its type, answered `500 internal` without it (also
     /// `DeviceRouteFastPath`'s).
     static func unhandled(_ error: any Error, logger: Logger) -> APIError {
+        // A store failure that no route caught still says whether storage is down (503) or broken (500).
+        if error is StoreError { return StoreCall.refusal(error, logger: logger) }
         logger.error("unhandled error: \(String(reflecting: type(of: error))): \(error)")
         return APIError(.internal, "internal error")
     }

@@ -167,13 +167,26 @@ public struct PushOutboxService: Service {
     }
 
     /// Sends one push, unless its binding is gone (unregistered, or its token died): then it is dropped.
+    /// The send is answered within `pushSendDeadline`, which ends before the claim's lease does: a send
+    /// still under way when the lease ran out would let this node or another claim the push again and
+    /// send it twice. One that runs out of time is retried as a network error.
     private func deliver(_ push: QueuedPush) async -> Delivery {
         let provider = providers.provider(for: push.platform)
         guard push.bound else { return Delivery(push: push, provider: provider.name, outcome: nil, duration: .zero) }
         let started = ContinuousClock.now
-        let outcome = await provider.deliver(push)
+        let deadline = state.configuration.pushSendDeadline
+        let outcome: PushDelivery
+        do {
+            outcome = try await Deadline.race(within: deadline, late: { SendTimedOut() }) {
+                await provider.deliver(push)
+            }
+        } catch {
+            outcome = .retryable(reason: "no answer within \(deadline.components.seconds) s", retryAfter: nil)
+        }
         return Delivery(push: push, provider: provider.name, outcome: outcome, duration: ContinuousClock.now - started)
     }
+
+    private struct SendTimedOut: Error {}
 
     /// Applies outcomes: dead tokens remove their bindings, the retry policy decides, one transaction
     /// records them all, metrics follow.
@@ -199,14 +212,14 @@ public struct PushOutboxService: Service {
             results.append(policy.result(for: delivery.push, outcome, now: now))
         }
         recordLatencies(deliveries)
-        try await state.store.record(results)
+        try await state.store.record(results, owner: state.nodeID)
         recordCounts(deliveries, results)
     }
 
     /// How long each send took, per provider: each series is looked up once per group, not per push.
     private func recordLatencies(_ deliveries: [Delivery]) {
         var latencies: [String: [Duration]] = [:]
-        for delivery in deliveries where delivery.outcome != nil {
+        for delivery in deliveries where delivery.wasSent {
             latencies[delivery.provider, default: []].append(delivery.duration)
         }
         for (provider, durations) in latencies {
@@ -218,7 +231,7 @@ public struct PushOutboxService: Service {
     private func recordCounts(_ deliveries: [Delivery], _ results: [PushAttemptResult]) {
         var counts: [PushCountKey: Int] = [:]
         for (delivery, result) in zip(deliveries, results) {
-            let status = result.status == "queued" ? "retried" : result.status
+            let status = !result.isAttempt ? "deferred" : result.status == "queued" ? "retried" : result.status
             counts[PushCountKey(provider: delivery.provider, status: status), default: 0] += 1
         }
         for (key, count) in counts {
@@ -237,11 +250,22 @@ public struct PushOutboxService: Service {
         /// nil: not sent, its binding is gone.
         let outcome: PushDelivery?
         let duration: Duration
+
+        /// Whether a request went out (a deferred push waited for its service's room instead).
+        var wasSent: Bool {
+            switch outcome {
+            case nil, .deferred?: false
+            default: true
+            }
+        }
     }
 }
 
-/// PROTOCOL §4.3 retries: `min(300 s, base·2^(n−1))·(1 + jitter)`, or `Retry-After` when longer, up to
-/// `attempts` sends and `maxAgeSeconds` since queueing; past either the push fails.
+/// docs/protocol.md §4.3 retries: `min(300 s, base·2^(n−1))·(1 + jitter)`, or `Retry-After` when longer,
+/// up to `attempts` sends and the push's deadline (`maxAgeSeconds` after queueing); past either the push
+/// fails. A `Retry-After` whose wait ends past the deadline fails the push at once: the service said it
+/// will not take it in time. Every sum saturates: the wait is bounded when parsed, but a trap here would
+/// stop the server, and since the outcome was never recorded, again after every restart.
 struct PushRetryPolicy {
     let attempts: Int
     let maxAgeSeconds: Int64
@@ -255,11 +279,24 @@ struct PushRetryPolicy {
             return PushAttemptResult(id: push.id, disposition: .failed, error: reason)
         case .deadToken(let reason):
             return PushAttemptResult(id: push.id, disposition: .pruned, error: reason)
+        case .deferred(let reason):
+            // A second or two, spread so that deferred pushes do not all return at once.
+            let at = now.addingSaturated(1 + Int64.random(in: 0...1))
+            guard at <= push.queuedAt.addingSaturated(maxAgeSeconds) else {
+                return PushAttemptResult(id: push.id, disposition: .failed, error: "\(reason) until its deadline")
+            }
+            return PushAttemptResult(id: push.id, disposition: .deferred(until: at), error: reason)
         case .retryable(let reason, let retryAfter):
             let made = push.attempts + 1
+            let deadline = push.queuedAt.addingSaturated(maxAgeSeconds)
+            if let retryAfter, now.addingSaturated(max(0, retryAfter)) > deadline {
+                return PushAttemptResult(
+                    id: push.id, disposition: .failed,
+                    error: "\(reason) (asked to wait \(retryAfter) s, past the push's deadline)")
+            }
             let backoff = min(300, baseSeconds * pow(2, Double(made - 1))) * (1 + Double.random(in: 0..<1))
-            let at = now + max(Int64(backoff.rounded(.up)), retryAfter ?? 0)
-            guard made < attempts, at - push.queuedAt <= maxAgeSeconds else {
+            let at = now.addingSaturated(max(Int64(backoff.rounded(.up)), retryAfter ?? 0))
+            guard made < attempts, at <= deadline else {
                 return PushAttemptResult(
                     id: push.id, disposition: .failed, error: "\(reason) (gave up after \(made) attempt(s))")
             }

@@ -68,13 +68,15 @@ public enum PushProviderFactory {
         let settings = configuration.webpush
         guard let keyFile = settings.vapidKeyFile, let subject = settings.subject else { return nil }
         let key = try VAPIDKey(file: keyFile)
+        let resolver = CachingHostResolver(SystemHostResolver(timeout: .seconds(settings.resolveTimeoutSeconds)))
         let transport = try GuardedWebPushTransport(
-            policy: WebPushNetworkPolicy(allowed: settings.allowNetworks), caFile: settings.caFile)
+            policy: WebPushNetworkPolicy(allowed: settings.allowNetworks), resolver: resolver, caFile: settings.caFile)
         let allowed = settings.allowNetworks.map(\.description).joined(separator: ", ")
         let networks = allowed.isEmpty ? "" : ", allowed networks \(allowed)"
         logger.info("Web Push provider: VAPID key \(key.publicKey.prefix(12))…, subject \(subject)\(networks)")
         return WebPushProvider(
             transport: transport, tokens: VAPIDTokens(key: key, subject: subject),
-            mode: configuration.pushContent, maxAgeSeconds: configuration.pushMaxAgeSeconds, logger: logger)
+            mode: configuration.pushContent, maxAgeSeconds: configuration.pushMaxAgeSeconds,
+            originConcurrency: settings.originConcurrency, logger: logger)
     }
 }

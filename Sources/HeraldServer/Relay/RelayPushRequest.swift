@@ -72,6 +72,7 @@ struct RelayPushResult: Sendable {
         case .sent: (status, reason, retryAfter) = (.sent, nil, nil)
         case .deadToken(let why): (status, reason, retryAfter) = (.dead, why, nil)
         case .retryable(let why, let after): (status, reason, retryAfter) = (.retry, why, after.map { Int($0) })
+        case .deferred(let why): (status, reason, retryAfter) = (.retry, why, 1)
         case .failed(let why): (status, reason, retryAfter) = (.failed, why, nil)
         }
     }

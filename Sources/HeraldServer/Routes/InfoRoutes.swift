@@ -36,9 +36,11 @@ enum InfoRoutes {
                 try await state.store.checkHealth()
                 return JSONResponse.make(.object([("status", .string("ok"))]))
             } catch {
+                // Whatever the failure, the node cannot serve: 503, so a load balancer takes it out.
                 context.logger.error("health check failed: storage does not answer: \(error)")
-                return JSONResponse.make(
-                    bytes: APIError(.internal, "storage does not answer").body, status: .serviceUnavailable)
+                let refusal = APIError(
+                    .unavailable, "storage does not answer", retryAfter: StoreCall.retryAfterSeconds)
+                return refusal.response
             }
         }
         router.on(RouteTable.metrics) { _, _ in

@@ -19,6 +19,10 @@ struct StoreBenchCommand: AsyncParsableCommand {
     var database: String?
 
     func run() async throws {
+        guard (1...10_000_000).contains(changes), (1...4096).contains(concurrency) else {
+            throw CLIError(.usage, "--changes must be 1…10,000,000 and --concurrency 1…4096")
+        }
+        if let wallets, !(1...changes).contains(wallets) { throw CLIError(.usage, "--wallets must be 1…--changes") }
         let folder = NSTemporaryDirectory() + "herald-bench-store-\(UUID().uuidString)"
         let path = database ?? folder + "/bench.sqlite"
         defer { if database == nil { try? FileManager.default.removeItem(atPath: folder) } }

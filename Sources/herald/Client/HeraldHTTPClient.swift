@@ -33,7 +33,9 @@ struct HeraldHTTPClient {
         let json = try await send(method: .GET, path: "/v1/info", body: nil)
         guard let audience = json["audience"]?.stringValue, case .number(let chainText)? = json["chainId"],
             let chainId = UInt256(decimal: chainText), case .number(let windowText)? = json["maxValiditySeconds"],
-            let window = Int64(windowText)
+            // Bounded as a server's setting is: a hostile server's number must not trap the signer's
+            // clock arithmetic (a negative one did, converted to UInt64).
+            let window = RemoteNumber.integer(windowText, in: 1...86_400)
         else {
             throw CLIError(
                 .unreachable,

@@ -33,6 +33,9 @@ struct ServeCommand: AsyncParsableCommand {
     var settings: [String] = []
 
     func run() async throws {
+        // A file-size limit (RLIMIT_FSIZE, as a quota or `prlimit --fsize` sets) then fails the write with
+        // EFBIG, which storage reports as unavailable (503), instead of killing the server with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         var configuration = try await loadConfiguration()
         // With --port 0 and no audience, the default audience must name the port actually used:
         // pick a free one now, so that the audience is known before the verifier is built.
