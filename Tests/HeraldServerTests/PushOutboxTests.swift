@@ -150,6 +150,12 @@ final class RecordingProvider: PushProvider {
         }
         let within = policy.result(for: push, .retryable(reason: "429", retryAfter: 86_390), now: 1_010)
         #expect(within.disposition == .retry(at: 87_400))
+        // A push deferred (its origin full) comes back in a second or two, without an attempt counted,
+        // until its deadline.
+        let deferred = policy.result(for: push, .deferred(reason: "origin full"), now: 1_010)
+        #expect([.deferred(until: 1_011), .deferred(until: 1_012)].contains(deferred.disposition))
+        #expect(!deferred.isAttempt)
+        #expect(policy.result(for: push, .deferred(reason: "origin full"), now: 87_400).disposition == .failed)
         // A deadline at the end of time saturates rather than trapping.
         let endless = PushRetryPolicy(attempts: 8, maxAgeSeconds: .max)
         let late = endless.result(for: push, .retryable(reason: "429", retryAfter: .max), now: .max - 1)

@@ -17,8 +17,15 @@ import Darwin
 /// file I/O and other work need.
 public struct SystemHostResolver: HostResolver {
     let timeout: Duration
+    /// The blocking lookup: getaddrinfo, or a stand-in that tests make slow.
+    let lookup: @Sendable (String) throws -> [[UInt8]]
 
-    public init(timeout: Duration = .seconds(5)) { self.timeout = timeout }
+    public init(timeout: Duration = .seconds(5)) { self.init(timeout: timeout, lookup: Self.lookup) }
+
+    init(timeout: Duration, lookup: @escaping @Sendable (String) throws -> [[UInt8]]) {
+        self.timeout = timeout
+        self.lookup = lookup
+    }
 
     /// Lookups under way at once; past it they queue, and a queued lookup's time counts too.
     static let threads = 16
@@ -29,13 +36,13 @@ public struct SystemHostResolver: HostResolver {
     }()
 
     public func addresses(of host: String, port: Int) async throws -> [[UInt8]] {
-        let timeout = self.timeout
+        let (timeout, lookup) = (self.timeout, self.lookup)
         return try await Deadline.race(
             within: timeout,
             late: {
                 LookupFailure(description: "cannot resolve \(host): no answer within \(timeout.components.seconds) s")
             }
-        ) { try await Self.pool.runIfActive { try Self.lookup(host) } }
+        ) { try await Self.pool.runIfActive { try lookup(host) } }
     }
 
     struct LookupFailure: Error, CustomStringConvertible {

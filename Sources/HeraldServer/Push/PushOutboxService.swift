@@ -47,6 +47,7 @@ public struct PushOutboxService: Service {
             var finished: [Delivery] = []
             var committing = false
             var tickPending = false
+            var wakePending = false
             var claimFailures = 0
             func startCommit(force: Bool = false) {
                 guard !committing, !finished.isEmpty else { return }
@@ -81,6 +82,8 @@ public struct PushOutboxService: Service {
                 case .tick:
                     tickPending = false
                     dueByTime = true
+                case .wake:
+                    wakePending = false
                 }
                 startCommit(force: dueByTime)
             }
@@ -109,6 +112,16 @@ public struct PushOutboxService: Service {
                     await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
                     continue
                 }
+                // Sends under way may all be slow ones (a push service that never answers): new and
+                // deferred pushes must not wait for them, so the lane also wakes to claim on a signal or
+                // after the idle poll while it has room.
+                if inFlight <= batchSize / 2 && !wakePending {
+                    wakePending = true
+                    group.addTask {
+                        await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
+                        return .wake
+                    }
+                }
                 if let event = await group.next() { handle(event) }
             }
             // Shutting down: the sends under way finish (or fail) and every outcome is recorded.
@@ -122,6 +135,8 @@ public struct PushOutboxService: Service {
         case committed
         /// The oldest uncommitted outcome has waited `commitDelay`.
         case tick
+        /// A wake-up signal or the idle poll, while sends were under way: time to claim again.
+        case wake
     }
 
     /// Outcomes per commit under load, and the longest an outcome waits for a group to fill.

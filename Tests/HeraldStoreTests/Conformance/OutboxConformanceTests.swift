@@ -64,6 +64,39 @@ import Testing
         }
     }
 
+    /// A send that outlived its lease must not touch the claim another node took meanwhile; a deferred
+    /// push (its service had no room) waits without using up an attempt.
+    @Test(arguments: StoreBackend.available)
+    func aLateOutcomeLeavesAnotherNodesClaimAndADeferralCountsNoAttempt(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 1)
+            _ = try await store.submit(
+                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 6))
+            let claimedByA = try #require(
+                try await store.claimDuePushes(now: 1_000, limit: 1, platforms: nil, owner: "a", leaseUntil: 1_005)
+                    .first)
+            let claimedByB = try await store.claimDuePushes(
+                now: 1_006, limit: 1, platforms: nil, owner: "b", leaseUntil: 1_066)
+            #expect(claimedByB.map(\.id) == [claimedByA.id], "A's lease passed")
+            // A's answer comes late: it changes nothing, and B still holds the push.
+            try await store.record([PushAttemptResult(id: claimedByA.id, disposition: .sent)], owner: "a")
+            #expect(try await store.pushCounts() == ["queued": 1])
+            #expect(
+                try await store.claimDuePushes(now: 1_010, limit: 1, platforms: nil, owner: "c", leaseUntil: 1_070)
+                    .isEmpty, "B's claim stands")
+            // B defers it twice: queued, due again, no attempt counted; then B's send is recorded.
+            try await store.record(
+                [PushAttemptResult(id: claimedByA.id, disposition: .deferred(until: 1_011), error: "busy")], owner: "b")
+            let deferred = try await store.claimDuePushes(
+                now: 1_011, limit: 1, platforms: nil, owner: "b", leaseUntil: 1_071)
+            #expect(deferred.map(\.attempts) == [0])
+            try await store.record([PushAttemptResult(id: claimedByA.id, disposition: .sent)], owner: "b")
+            #expect(try await store.pushCounts() == ["sent": 1])
+            let report = try await store.pushReport(sid: try #require(claimedByA.sid))
+            #expect(report?.pushes.first?.attempts == 1)
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func claimsTakeOnlyTheirLanesPlatforms(_ backend: StoreBackend) async throws {
         try await backend.withDatabase { database in
