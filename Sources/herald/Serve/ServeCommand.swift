@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try await loadConfiguration()
+        // Before anything opens the database: a second server on the file would release this one's
+        // outbox claims and send their pushes again.
+        let serveLock = try Self.lockDatabase(configuration.databasePath)
         // With --port 0 and no audience, the default audience must name the port actually used:
         // pick a free one now, so that the audience is known before the verifier is built.
         if configuration.port == 0 && configuration.audience == nil {
@@ -78,6 +81,18 @@ struct ServeCommand: AsyncParsableCommand {
             try await group.run()
         } catch {
             throw CLIError(.unexpected, "server stopped: \(error)")
+        }
+        // Held until the server has stopped.
+        withExtendedLifetime(serveLock) {}
+    }
+
+    /// The SQLite file's serve lock (nil for PostgreSQL, whose nodes share the database by design).
+    static func lockDatabase(_ database: String) throws -> SQLiteServeLock? {
+        guard !StoreFactory.isPostgres(database) else { return nil }
+        do {
+            return try SQLiteServeLock(databasePath: database)
+        } catch {
+            throw CLIError(.unexpected, "\(error)")
         }
     }
 
