@@ -200,6 +200,7 @@ public struct PushOutboxService: Service {
         }
         recordLatencies(deliveries)
         try await state.store.record(results)
+        state.pushOutcomes.resolve(results.lazy.map(\.id))
         recordCounts(deliveries, results)
     }
 
