@@ -179,6 +179,8 @@ import Testing
     @Test func theAnswerIsWokenByThisNodesOutcomeAndReadsAnotherNodesOnceASecond() async throws {
         let fixture = try ServerFixture { $0.bisqRelay = true }
         let store = fixture.state.store
+        // This node's part first, with a fallback read too slow to answer in time: only the wake-up can.
+        let woken = BisqRelayController(state: fixture.state, fallbackReadInterval: .seconds(30))
         let controller = BisqRelayController(state: fixture.state)
         func queue() async throws -> Int64 {
             try await store.queueBisqPush(
@@ -194,13 +196,13 @@ import Testing
         let sent = BisqRelayController.FirstAttempt(isUnregistered: false, errorMessage: nil)
 
         let here = try await queue()
-        let started = ContinuousClock.now
-        async let answer = controller.firstAttempt(of: here)
+        async let answer = woken.firstAttempt(of: here)
         try await Task.sleep(for: .milliseconds(200))
         #expect(fixture.state.pushOutcomes.count == 1)
         #expect(try await outbox(fixture.state).drainOnce() == 1)
+        let recorded = ContinuousClock.now
         #expect(await answer == sent)
-        #expect(ContinuousClock.now - started < .milliseconds(900), "woken by the outcome, not by a read")
+        #expect(ContinuousClock.now - recorded < .seconds(2), "woken by the outcome, not by the 30 s read")
         #expect(fixture.state.pushOutcomes.count == 0)
 
         let otherNode = ServerState(
@@ -212,7 +214,7 @@ import Testing
         #expect(try await outbox(otherNode).drainOnce() == 1)
         #expect(await other == sent)
         let took = ContinuousClock.now - began
-        #expect(took >= .milliseconds(900) && took < .seconds(3), "\(took)")
+        #expect(took >= .milliseconds(900) && took < .seconds(5), "\(took)")
         try await store.close()
         try? FileManager.default.removeItem(atPath: fixture.folder)
     }

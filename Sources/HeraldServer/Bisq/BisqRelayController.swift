@@ -16,10 +16,16 @@ struct BisqRelayController {
     let origin: (instant: ContinuousClock.Instant, seconds: Int64)
     /// The POST routes answer after the push's first attempt, or after this long.
     var firstAttemptWait = Duration.seconds(10)
+    /// How often a waiter reads the outbox row without being woken: the push may be sent by another
+    /// node, whose outbox service cannot wake this one.
+    var fallbackReadInterval = Duration.seconds(1)
 
-    init(state: ServerState, firstAttemptWait: Duration = .seconds(10)) {
+    init(
+        state: ServerState, firstAttemptWait: Duration = .seconds(10), fallbackReadInterval: Duration = .seconds(1)
+    ) {
         self.state = state
         self.firstAttemptWait = firstAttemptWait
+        self.fallbackReadInterval = fallbackReadInterval
         origin = (ContinuousClock.now, state.clock())
     }
 
@@ -93,10 +99,6 @@ struct BisqRelayController {
         let errorMessage: String?
     }
 
-    /// How often a waiter reads the outbox row without being woken: the push may be sent by another
-    /// node, whose outbox service cannot wake this one.
-    static let fallbackReadInterval = Duration.seconds(1)
-
     /// Waits for the push's first recorded attempt: woken when this node's outbox service records it,
     /// and reading the row once a second in case another node's worker sent it.
     func firstAttempt(of id: Int64) async -> FirstAttempt {
@@ -124,7 +126,7 @@ struct BisqRelayController {
             guard left > .zero, !Task.isCancelled else {
                 return FirstAttempt(isUnregistered: false, errorMessage: "queued: \(lastError)")
             }
-            await ticket.wait(upTo: min(left, Self.fallbackReadInterval))
+            await ticket.wait(upTo: min(left, fallbackReadInterval))
         }
     }
 }
