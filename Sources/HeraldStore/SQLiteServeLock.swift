@@ -21,9 +21,13 @@ public final class SQLiteServeLock: Sendable {
     /// Takes the lock at once or throws naming the file, the lock and, when it wrote it, the other
     /// server's pid. The lock file is created 0600 (``PrivateFiles``); it holds the holder's pid.
     public init(databasePath: String) throws(SQLiteServeLockError) {
-        lockPath = databasePath + ".lock"
         do {
             try PrivateFiles.createFolder(PrivateFiles.parentFolder(of: databasePath))
+        } catch {
+            throw SQLiteServeLockError(description: "\(error)")
+        }
+        lockPath = Self.canonical(databasePath) + ".lock"
+        do {
             try PrivateFiles.createFile(lockPath)
         } catch {
             throw SQLiteServeLockError(description: "\(error)")
@@ -49,6 +53,23 @@ public final class SQLiteServeLock: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    /// The database's path with symbolic links and `..` resolved, so that two spellings of one file
+    /// (a link, a relative path) name one lock; as given when it cannot be resolved.
+    static func canonical(_ path: String) -> String {
+        if let resolved = resolve(path) { return resolved }
+        // Not created yet: its folder exists (created above), and the file will be made in it.
+        let folder = PrivateFiles.parentFolder(of: path)
+        guard let resolvedFolder = resolve(folder.isEmpty ? "." : folder) else { return path }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return (resolvedFolder == "/" ? "" : resolvedFolder) + "/" + name
+    }
+
+    private static func resolve(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
 
     /// The pid the holder wrote, if the file holds one (it is written after the lock is taken, so a
     /// holder that just started may not have written it yet).

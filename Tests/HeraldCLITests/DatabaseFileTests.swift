@@ -35,6 +35,13 @@ import Testing
         #expect(line.contains("pid \(first.process.processIdentifier)"), "\(line)")
         #expect(!second.log.contains("herald listening"))
 
+        // Another spelling of the same file (a symbolic link) names the same lock.
+        let link = folder + "/link.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: database)
+        let throughLink = try ServerProcess(databasePath: link)
+        try throughLink.launch()
+        #expect(try await throughLink.waitForExit(timeout: 10) == 1, "\(throughLink.log)")
+
         // The first server still serves, and the other commands still work on its file.
         let (health, _) = try await HTTP.get(first.baseURL + "/healthz")
         #expect(health == 200)
