@@ -10,6 +10,8 @@ import HeraldInbox
 /// once crashed (`Fuzz/Corpus`, `Fuzz/Regressions`) through them on each run.
 public enum FuzzTarget: String, CaseIterable, Sendable {
     case envelope, signature, eip712, ecies, cryptojs, keystore, push, bisq, webpush
+    case webPushSubscription = "webpush-subscription"
+    case webPushIngest = "webpush-ingest"
 
     static let key = try? PrivateKey(hex: "0x" + String(repeating: "42", count: 32))
     static let verifier = OperationVerifier(audience: "fuzz", chainId: UInt256(1))
@@ -58,6 +60,86 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
         case .webpush:
             webPush(bytes)
+        case .webPushSubscription:
+            webPushSubscription(bytes)
+        case .webPushIngest:
+            webPushIngest(bytes)
+        }
+    }
+
+    /// The networks the subscription target checks against: none allowed, and some of each kind, so
+    /// that every branch of §9's rule (an allowed IPv4 network admitting embedded forms, an allowed
+    /// IPv6 network admitting what it contains) is reached.
+    static let webPushPolicies = [
+        WebPushNetworkPolicy(),
+        WebPushNetworkPolicy(
+            allowed: ["127.0.0.0/8", "192.168.1.0/24", "64:ff9b::/96", "fec0::/10", "::1/128"].compactMap(
+                IPNetwork.init)),
+    ]
+    /// Valid keys, for inputs that bring an endpoint alone (so that its validation is not all there is).
+    static let webPushPublicKey = webPushKey.map { Base64URL.encode(Array($0.publicKey.x963Representation)) } ?? ""
+
+    /// PROTOCOL §9's subscription validation, as `POST /v1/webpush` runs it before any signature: the
+    /// three fields from a subscription's JSON, or as three lines (endpoint, p256dh, auth), or an endpoint
+    /// line alone with valid keys; then the network policy on the input's first 4 and 16 bytes as an
+    /// address, which is how resolved addresses reach it at send time.
+    private func webPushSubscription(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var fields: (endpoint: String, p256dh: String, auth: String)?
+        if let json = try? JSONParser.parse(bytes) {
+            let keys = json["keys"] ?? json
+            if let endpoint = json["endpoint"]?.stringValue, let p256dh = keys["p256dh"]?.stringValue,
+                let auth = keys["auth"]?.stringValue
+            {
+                fields = (endpoint, p256dh, auth)
+            }
+        } else {
+            let lines = String(decoding: bytes, as: UTF8.self).split(
+                separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
+            if lines.count == 3 {
+                fields = (String(lines[0]), String(lines[1]), String(lines[2]))
+            } else if let endpoint = lines.first {
+                fields = (String(endpoint), Self.webPushPublicKey, Base64URL.encode(Self.webPushAuth))
+            }
+        }
+        if let fields {
+            _ = try? WebPushSubscription(
+                endpoint: fields.endpoint, p256dh: fields.p256dh, auth: fields.auth, policy: nil)
+            for policy in Self.webPushPolicies {
+                _ = try? WebPushSubscription(
+                    endpoint: fields.endpoint, p256dh: fields.p256dh, auth: fields.auth, policy: policy)
+            }
+        }
+        for length in [4, 16] where bytes.count >= length {
+            let address = Array(bytes.prefix(length))
+            for policy in Self.webPushPolicies { _ = policy.refusal(of: address) }
+        }
+    }
+
+    /// What `herald inbox ingest --webpush` reads: a pushed body, decrypted with the fixed subscription's
+    /// keys (the seeds' bodies are encrypted for it) or with keys the input brings as two base64url
+    /// lines (private key, auth) before the body; the plaintext as JSON; and what the command looks at
+    /// in it (a setup confirmation, a wake-up `{type, sid, epoch}`, or an item to cache). The input is
+    /// also taken as a plaintext, since the fuzzer cannot forge the AEAD tag of a body of its own.
+    private func webPushIngest(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let input = Array(bytes)
+        var plaintexts = [input]
+        if let opened = Self.openWebPush(input) { plaintexts.append(opened) }
+        let parts = input.split(separator: UInt8(ascii: "\n"), maxSplits: 2, omittingEmptySubsequences: false)
+        if parts.count == 3,
+            let raw = WebPushSubscription.decodeBase64URL(String(decoding: parts[0], as: UTF8.self)),
+            let auth = WebPushSubscription.decodeBase64URL(String(decoding: parts[1], as: UTF8.self)),
+            let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: raw),
+            let opened = try? WebPushCipher.decrypt(Array(parts[2]), privateKey: key, authSecret: auth)
+        {
+            plaintexts.append(opened)
+        }
+        for plaintext in plaintexts {
+            guard let payload = try? JSONParser.parse(plaintext) else { continue }
+            let data = payload["data"]
+            _ = data?["type"]?.stringValue
+            _ = Set(data?.objectMembers?.map(\.key) ?? [])
+            _ = payload["notification"]?["title"]?.stringValue
+            _ = try? FeedItem.parse(push: payload)
         }
     }
 

@@ -16,6 +16,7 @@ public enum HeraldServerApp {
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(metrics: state.metrics))
         router.add(middleware: ErrorMiddleware(routes: RouteTable.served(bisqRelay: state.configuration.bisqRelay)))
+        router.add(middleware: NULRefusalMiddleware())
         if let limiter = state.rateLimiter {
             router.add(
                 middleware: RateLimitMiddleware(limiter: limiter, trustedProxies: state.configuration.trustedProxies))

@@ -35,9 +35,13 @@ public final class SQLiteHeraldStore: HeraldStore {
     ) throws {
         self.path = path
         self.logger = logger
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Private whatever the umask: the folder 0700, the file 0600 before SQLite opens it (its -wal
+        // and -shm take the file's mode).
+        do {
+            try PrivateFiles.createFolder(PrivateFiles.parentFolder(of: path))
+            try PrivateFiles.createFile(path)
+        } catch {
+            throw StoreError("cannot create the database at \(path): \(error)")
         }
         var configuration = Configuration()
         configuration.label = "herald"

@@ -196,4 +196,24 @@ import Testing
         #expect(forgotten.status == 0, "\(forgotten.stderr)")
         #expect(try setup.cli.run(["bisq", "phones"]).stdout.contains("no phones paired"))
     }
+
+    /// PostgreSQL's text refuses U+0000: a message holding it once failed its insert with a 500 there.
+    @Test(arguments: TestBackend.available)
+    func aMessageHoldingNULIsRefusedWith400BeforeTheDatabase(_ backend: TestBackend) async throws {
+        let setup = try await Setup(backend)
+        defer { setup.finish() }
+        let message = Hex.encode(Array("BisqMessageiOS|2ef5ba7d36c64aed|abc\u{0}def".utf8))
+        let (legacy, legacyBody) = try await HTTP.get(
+            setup.server.baseURL + "/relay?isAndroid=false&isProduction=true&isContentAvailable=true&snd=false"
+                + "&token=\(Hex.encode(Array(Self.iosToken.utf8)))&msg=\(message)")
+        #expect(legacy == 400, "\(String(decoding: legacyBody, as: UTF8.self))")
+        #expect(String(decoding: legacyBody, as: UTF8.self).contains("U+0000"))
+        let (post, postBody) = try await HTTP.post(
+            setup.server.baseURL + "/v1/apns/device/\(Self.iosToken)", json: #"{"encrypted":"abc\u0000def"}"#)
+        #expect(post == 400, "\(String(decoding: postBody, as: UTF8.self))")
+        #expect(try JSONParser.parse(Array(postBody))["error"]?["code"] == .string("bad_request"))
+        // The server is still up and sent nothing.
+        #expect(try await HTTP.get(setup.server.baseURL + "/healthz").0 == 200)
+        #expect(setup.apns.received.isEmpty)
+    }
 }

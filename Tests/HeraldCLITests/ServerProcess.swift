@@ -14,18 +14,26 @@ final class ServerProcess: @unchecked Sendable {
     private var drains: [PipeDrain] = []
 
     /// `binary` defaults to the `herald` built next to the tests (the debug build under `swift test`).
+    /// With `umask` (octal, as `sh` takes it) the server starts through `sh -c 'umask …; exec …'`.
     init(
         databasePath: String, extraArguments: [String] = [], binary: URL? = nil, logLevel: String = "warning",
-        port: Int = 0
+        port: Int = 0, umask: String? = nil
     ) throws {
         self.databasePath = databasePath
-        process.executableURL = try binary ?? CLIRunner.binary()
-        process.arguments =
+        let herald = try binary ?? CLIRunner.binary()
+        let arguments =
             [
                 "serve", "--port", String(port), "--database", databasePath, "--audience", "herald-test",
                 "--rate-limit", "0",
                 "--log-level", logLevel,
             ] + extraArguments
+        if let umask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", herald.path] + arguments
+        } else {
+            process.executableURL = herald
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         for key in environment.keys where key.hasPrefix("HERALD_") { environment.removeValue(forKey: key) }
         process.environment = environment
@@ -35,9 +43,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server and waits for its "listening" line.
     func start() async throws {
-        try process.run()
-        let collector = collected
-        drains = [output, errors].map { PipeDrain($0) { chunk in collector.append(chunk) } }
+        try launch()
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let port = collected.listeningPort() {
@@ -48,6 +54,13 @@ final class ServerProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw ServerStartFailure(output: collected.text)
+    }
+
+    /// Starts the process without waiting for it to listen (for a server expected to refuse to start).
+    func launch() throws {
+        try process.run()
+        let collector = collected
+        drains = [output, errors].map { PipeDrain($0) { chunk in collector.append(chunk) } }
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }

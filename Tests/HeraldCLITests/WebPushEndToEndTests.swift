@@ -21,7 +21,7 @@ import Testing
         let vapidPublicKey: String
         private let dropDatabase: @Sendable () -> Void
 
-        init(_ backend: TestBackend = .sqlite, allowLoopback: Bool = true) async throws {
+        init(_ backend: TestBackend = .sqlite, allowLoopback: Bool = true, logLevel: String = "warning") async throws {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             fake = try FakeWebPush()
             try await fake.start()
@@ -33,7 +33,8 @@ import Testing
             let made = try backend.make("webpush")
             database = made.database
             dropDatabase = made.drop
-            server = try ServerProcess(databasePath: database, extraArguments: Self.arguments(folder, allowLoopback))
+            server = try ServerProcess(
+                databasePath: database, extraArguments: Self.arguments(folder, allowLoopback), logLevel: logLevel)
             try await server.start()
             #expect(try cli.run(["wallet", "create", "--light"]).status == 0)
             let channel = WebPushEndToEndTests.channelKey.address.checksummed
@@ -166,6 +167,24 @@ import Testing
         var foreign = received[1].body
         foreign[foreign.count - 1] ^= 1
         #expect(try setup.ingest(foreign).status == 65)
+    }
+
+    /// For many UnifiedPush distributors the endpoint's path is the topic: whoever reads it can push.
+    @Test func theLogNamesEndpointsByTheirOriginNeverByTheirPath() async throws {
+        let setup = try await Setup(logLevel: "debug")
+        defer { setup.finish() }
+        let topic = "secrettopic" + UUID().uuidString.prefix(8)
+        let target = "/up/\(topic)?up=1"
+        _ = try setup.subscribe(target)
+        #expect(try await eventually { setup.fake.received(target: target).count == 1 })
+        let address = try setup.address
+        _ = try await setup.send(NotificationDraft(title: "One", body: "b").targetedPayload(to: [address]))
+        #expect(try await eventually { setup.fake.received(target: target).count == 2 })
+        let log = setup.server.log
+        #expect(log.contains("https://localhost:\(setup.fake.port)"), "the debug log names no endpoint at all")
+        // Not even a prefix of the path: the origin is all a log line may hold.
+        #expect(!log.contains("secrettopic") && !log.contains(topic), "the log holds the endpoint's path")
+        #expect(!log.contains("https://localhost:\(setup.fake.port)/"), "the log holds more than the origin")
     }
 
     @Test func deadEndpointsArePrunedRetriesDeliverOnceAndOtherAnswersKeepTheBinding() async throws {

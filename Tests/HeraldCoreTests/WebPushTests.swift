@@ -112,6 +112,45 @@ import Testing
         #expect(code("https://127.1/push") == nil)
     }
 
+    @Test func ipv6FormsEmbeddingARefusedIPv4AddressAndSiteLocalAreRefused() throws {
+        // NAT64 of a public address (a DNS64 answer) is reached; the embedded address is what counts.
+        #expect(code("https://[64:ff9b::8.8.8.8]/push") == nil)
+        #expect(code("https://[2002:808:808::1]/push") == nil)
+        #expect(code("https://[::8.8.8.8]/push") == nil)
+        for host in [
+            "[64:ff9b::10.0.0.1]", "[64:ff9b::7f00:1]", "[2002:a00:1::1]", "[2002:7f00:1::]", "[::10.0.0.1]",
+            "[::127.0.0.1]", "[::169.254.169.254]", "[fec0::1]", "[feff::1]", "[64:ff9b:1::1]",
+            "[64:ff9b:1::8.8.8.8]",
+        ] {
+            #expect(code("https://\(host)/push") == .invalidSubscription, "\(host)")
+        }
+    }
+
+    @Test func anAllowedIPv4NetworkAdmitsItsEmbeddedFormsAndAnAllowedIPv6NetworkWhatItContains() throws {
+        func code(_ endpoint: String, allowing networks: [String]) -> APIErrorCode? {
+            let policy = WebPushNetworkPolicy(allowed: networks.compactMap(IPNetwork.init))
+            do {
+                _ = try WebPushSubscription(
+                    endpoint: endpoint, p256dh: Self.point, auth: Self.auth, policy: policy)
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        let loopback = ["127.0.0.0/8"]
+        for host in ["[64:ff9b::7f00:1]", "[::127.0.0.1]", "[2002:7f00:1::1]", "[::ffff:127.0.0.1]"] {
+            #expect(code("https://\(host)/push", allowing: loopback) == nil, "\(host)")
+        }
+        // Allowing 127.0.0.0/8 admits neither ::1 nor other embedded ranges, nor local-use NAT64.
+        for host in ["[::1]", "[64:ff9b::10.0.0.1]", "[64:ff9b:1::7f00:1]"] {
+            #expect(code("https://\(host)/push", allowing: loopback) == .invalidSubscription, "\(host)")
+        }
+        // An allowed IPv6 network admits its addresses whatever IPv4 address they embed.
+        #expect(code("https://[64:ff9b::10.0.0.1]/push", allowing: ["64:ff9b::/96"]) == nil)
+        #expect(code("https://[fec0::1]/push", allowing: ["fec0::/10"]) == nil)
+        #expect(code("https://[64:ff9b:1::1]/push", allowing: ["64:ff9b:1::/48"]) == nil)
+    }
+
     @Test func badKeysAreInvalidSubscriptions() {
         let endpoint = "https://push.example.org/x"
         var offCurve = Array(Base64URL.decode(Self.point) ?? [])

@@ -46,4 +46,11 @@ import Testing
         #expect(opened.count == 3)
         #expect(opened.allSatisfy { $0.first == UInt8(ascii: "{") })
     }
+
+    @Test func theIngestSeedsIncludeBodiesThatDecryptForTheFixedSubscription() throws {
+        let opened = try Self.inputs("Corpus", .webPushIngest).compactMap {
+            FuzzTarget.openWebPush(try [UInt8](Data(contentsOf: $0)))
+        }
+        #expect(opened.count == 3)
+    }
 }

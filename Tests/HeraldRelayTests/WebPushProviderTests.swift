@@ -188,4 +188,39 @@ struct TableResolver: HostResolver {
         let allowed = try await lan.checkedAddress(of: try endpoint("lan.example"))
         #expect(allowed == IPNetwork.parseAddress("192.168.1.20"))
     }
+
+    @Test func theGuardChecksResolvedIPv6FormsAsTheIPv4AddressTheyEmbed() async throws {
+        let resolver = TableResolver(table: [
+            "dns64.example": ["64:ff9b::808:808"],
+            "dns64-private.example": ["64:ff9b::a00:1"],
+            "sixtofour.example": ["2002:a00:1::1"],
+            "compatible.example": ["::10.0.0.1"],
+            "sitelocal.example": ["fec0::1"],
+            "localnat64.example": ["64:ff9b:1::808:808"],
+            "dns64-loopback.example": ["64:ff9b::7f00:1"],
+        ])
+        let strict = try GuardedWebPushTransport(policy: WebPushNetworkPolicy(), resolver: resolver)
+        let loopback = try GuardedWebPushTransport(
+            policy: WebPushNetworkPolicy(allowed: [try #require(IPNetwork("127.0.0.0/8"))]), resolver: resolver)
+        defer {
+            Task {
+                try? await strict.shutdown()
+                try? await loopback.shutdown()
+            }
+        }
+        func endpoint(_ host: String) throws -> WebPushEndpoint { try #require(WebPushEndpoint("https://\(host)/p")) }
+        // The NAT64 address itself is what is connected to: the gateway translates it.
+        let reached = try await strict.checkedAddress(of: try endpoint("dns64.example"))
+        #expect(reached == IPNetwork.parseAddress("64:ff9b::808:808"))
+        for host in [
+            "dns64-private.example", "sixtofour.example", "compatible.example", "sitelocal.example",
+            "localnat64.example", "dns64-loopback.example",
+        ] {
+            await #expect(throws: WebPushRefusal.self, "\(host)") {
+                _ = try await strict.checkedAddress(of: try endpoint(host))
+            }
+        }
+        let admitted = try await loopback.checkedAddress(of: try endpoint("dns64-loopback.example"))
+        #expect(admitted == IPNetwork.parseAddress("64:ff9b::7f00:1"))
+    }
 }

@@ -174,6 +174,51 @@ import Testing
         try? FileManager.default.removeItem(atPath: fixture.folder)
     }
 
+    /// This node's outbox service wakes the answer as it records the outcome; a push another node sent is
+    /// read at the fallback's pace (1 s), never by polling the outbox every few milliseconds.
+    @Test func theAnswerIsWokenByThisNodesOutcomeAndReadsAnotherNodesOnceASecond() async throws {
+        let fixture = try ServerFixture { $0.bisqRelay = true }
+        let store = fixture.state.store
+        // This node's part first, with a fallback read too slow to answer in time: only the wake-up can.
+        let woken = BisqRelayController(state: fixture.state, fallbackReadInterval: .seconds(30))
+        let controller = BisqRelayController(state: fixture.state)
+        func queue() async throws -> Int64 {
+            try await store.queueBisqPush(
+                BisqRelayPush(
+                    platform: .android, deviceToken: BisqRelayRouteTests.androidToken,
+                    content: BisqRelayContent(message: "m", urgent: false, mutableContent: false),
+                    now: ServerFixture.now))
+        }
+        func outbox(_ state: ServerState) -> PushOutboxService {
+            PushOutboxService(
+                state: state, providers: PushProviders(fcm: RecordingProvider(), logger: Logger(label: "test")))
+        }
+        let sent = BisqRelayController.FirstAttempt(isUnregistered: false, errorMessage: nil)
+
+        let here = try await queue()
+        async let answer = woken.firstAttempt(of: here)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(fixture.state.pushOutcomes.count == 1)
+        #expect(try await outbox(fixture.state).drainOnce() == 1)
+        let recorded = ContinuousClock.now
+        #expect(await answer == sent)
+        #expect(ContinuousClock.now - recorded < .seconds(2), "woken by the outcome, not by the 30 s read")
+        #expect(fixture.state.pushOutcomes.count == 0)
+
+        let otherNode = ServerState(
+            configuration: fixture.state.configuration, store: store, clock: { ServerFixture.now })
+        let there = try await queue()
+        let began = ContinuousClock.now
+        async let other = controller.firstAttempt(of: there)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await outbox(otherNode).drainOnce() == 1)
+        #expect(await other == sent)
+        let took = ContinuousClock.now - began
+        #expect(took >= .milliseconds(900) && took < .seconds(5), "\(took)")
+        try await store.close()
+        try? FileManager.default.removeItem(atPath: fixture.folder)
+    }
+
     @Test func theSwitchStandsAloneOrTakesAValueFromAnySource() async throws {
         #expect(try await ConfigurationLoader.load().bisqRelay == false)
         #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay"]).bisqRelay)

@@ -74,6 +74,32 @@ import Testing
         }
     }
 
+    @Test func literalEndpointsAreCheckedAsTheIPv4AddressTheyEmbed() async throws {
+        let statuses: [(String, String?)] = [
+            ("https://[64:ff9b::8.8.8.8]/up", nil),
+            ("https://[64:ff9b::10.0.0.1]/up", "invalid_subscription"),
+            ("https://[2002:a00:1::1]/up", "invalid_subscription"),
+            ("https://[::10.0.0.1]/up", "invalid_subscription"),
+            ("https://[fec0::1]/up", "invalid_subscription"),
+            ("https://[64:ff9b:1::1]/up", "invalid_subscription"),
+        ]
+        try await F().test { client in
+            for (nonce, (endpoint, expected)) in statuses.enumerated() {
+                let binding = Self.binding(endpoint: endpoint, nonce: UInt64(nonce + 1))
+                let response = try await client.post(try Self.signed(binding), uri: "/v1/webpush")
+                #expect(response.errorCode == expected, "\(endpoint) \(response.text)")
+            }
+        }
+        let loopback = try #require(IPNetwork("127.0.0.0/8"))
+        try await F(configure: { $0.webpush.allowNetworks = [loopback] }).test { client in
+            for (nonce, endpoint) in ["https://[64:ff9b::7f00:1]/up", "https://[::127.0.0.1]/up"].enumerated() {
+                let binding = Self.binding(endpoint: endpoint, nonce: UInt64(nonce + 1))
+                let response = try await client.post(try Self.signed(binding), uri: "/v1/webpush")
+                #expect(response.status == .ok, "\(endpoint) \(response.text)")
+            }
+        }
+    }
+
     @Test func aDeviceBindingCannotNameWebPushAndBothCountTowardsTheLimit() async throws {
         try await F(configure: { $0.maxBindingsPerWallet = 1 }).test { client in
             let viaDevices = try await client.post(try F.signed(F.binding(platform: .webpush, token: Self.endpoint)))

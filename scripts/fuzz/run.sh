@@ -11,7 +11,7 @@ set -euo pipefail
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(envelope signature eip712 ecies cryptojs keystore push bisq webpush)
+[[ ${#targets[@]} -gt 0 ]] || targets=(envelope signature eip712 ecies cryptojs keystore push bisq webpush webpush-subscription webpush-ingest)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 scratch="$root/.build-fuzz"
 fuzzer_lib="$(ls /opt/swift/usr/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a 2>/dev/null | head -1 || true)"

@@ -2,7 +2,9 @@
 ///
 /// Stricter than Foundation where the protocol needs it: duplicate object keys are an error,
 /// numbers are kept as text, nesting is bounded (no stack exhaustion from `[[[[…`), invalid UTF-8
-/// and lone surrogates are errors. Every failure is a thrown `invalidJSON`, never a crash.
+/// and lone surrogates are errors, and so is U+0000 (`\u0000`; a raw NUL is a control character):
+/// no string Herald reads can carry it into a database (PostgreSQL's text refuses it, so it would fail
+/// a request with 500 there) or a C string. Every failure is a thrown `invalidJSON`, never a crash.
 public struct JSONParser {
     public static let defaultMaximumDepth = 64
 
@@ -233,6 +235,7 @@ public struct JSONParser {
                 guard let scalar = Unicode.Scalar(value) else { throw failure("invalid escape") }
                 return scalar
             }
+            guard high != 0 else { throw failure("\\u0000 (U+0000, NUL) is not accepted in a string") }
             guard let scalar = Unicode.Scalar(high) else { throw failure("lone surrogate") }
             return scalar
         default:

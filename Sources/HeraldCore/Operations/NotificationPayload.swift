@@ -87,10 +87,6 @@ public struct NotificationPayload: Sendable, Hashable {
             guard text.unicodeScalars.count <= allowed else {
                 throw OperationRejection(.fieldTooLong, "\(name) is longer than \(allowed) characters")
             }
-            // JSON can spell U+0000 (`\u0000`); PostgreSQL text cannot hold it, and no notification needs it.
-            guard !text.unicodeScalars.contains("\u{0}") else {
-                throw OperationRejection(.invalidPayload, "\(name) contains U+0000")
-            }
         }
         let subject = try field("asub")
         let message = try field("amsg")

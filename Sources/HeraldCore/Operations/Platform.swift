@@ -45,6 +45,10 @@ public enum DeviceToken {
         platform.isApple ? token.lowercased() : token
     }
 
-    /// A prefix safe to log: never the whole token.
-    public static func logPrefix(_ token: String) -> String { String(token.prefix(8)) + "…" }
+    /// A prefix safe to log: never the whole token. A Web Push token is its endpoint URL, logged by
+    /// its origin alone (``WebPushEndpoint/logOrigin(_:)``): its path can be a secret topic.
+    public static func logPrefix(_ token: String) -> String {
+        if token.hasPrefix("https://") { return WebPushEndpoint.logOrigin(token) }
+        return String(token.prefix(8)) + "…"
+    }
 }

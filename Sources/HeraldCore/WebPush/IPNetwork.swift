@@ -76,20 +76,46 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// PROTOCOL §9: the networks a Web Push endpoint may not reach unless the operator allows them
-/// (`webpush.allowNetworks`): this host, private, shared, link-local, multicast and reserved space.
+/// (`webpush.allowNetworks`): this host, private, shared, link-local, multicast and reserved space,
+/// also when an IPv6 address embeds an IPv4 address of those (IPv4-compatible, NAT64, 6to4), since a
+/// DNS64 gateway or a 6to4 relay would carry the connection to that IPv4 address.
 public struct WebPushNetworkPolicy: Sendable, Hashable {
     public static let refusedRanges: [IPNetwork] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
         "192.168.0.0/16", "224.0.0.0/4", "240.0.0.0/4", "::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
+        // Site-local (deprecated, still routed inside some networks) and local-use NAT64 (RFC 8215),
+        // whose translation is the operator's own: refused whole, whatever they embed.
+        "fec0::/10", "64:ff9b:1::/48",
     ].compactMap(IPNetwork.init)
+
+    /// IPv6 forms that carry an IPv4 address, with the byte offset of the 4 bytes they carry.
+    /// IPv4-mapped `::ffff:0:0/96` is absent: ``IPNetwork/parseAddress(_:)`` already makes it IPv4.
+    static let embeddingForms: [(network: IPNetwork, offset: Int)] = [
+        ("::/96", 12),  // IPv4-compatible: the last 32 bits (`::` and `::1` are refused above first).
+        ("64:ff9b::/96", 12),  // NAT64 well-known prefix (RFC 6052): the last 32 bits.
+        ("2002::/16", 2),  // 6to4 (RFC 3056): bits 16–47.
+    ].compactMap { form in IPNetwork(form.0).map { (network: $0, offset: form.1) } }
 
     public let allowed: [IPNetwork]
 
     public init(allowed: [IPNetwork] = []) { self.allowed = allowed }
 
-    /// Nil when `address` (canonical bytes) may be reached; otherwise the refused range it lies in.
+    /// Nil when `address` (canonical bytes) may be reached; otherwise the refused range it lies in
+    /// (for an embedding form, the IPv4 range of the address it embeds). An allowed IPv6 network
+    /// admits what it contains whatever that embeds; an allowed IPv4 network admits its addresses'
+    /// embedding forms too (PROTOCOL §9, Details).
     public func refusal(of address: [UInt8]) -> IPNetwork? {
         if allowed.contains(where: { $0.contains(address) }) { return nil }
-        return Self.refusedRanges.first { $0.contains(address) }
+        if let range = Self.refusedRanges.first(where: { $0.contains(address) }) { return range }
+        guard let embedded = Self.embeddedIPv4(in: address) else { return nil }
+        return refusal(of: embedded)
+    }
+
+    /// The IPv4 address an IPv4-compatible, NAT64 or 6to4 address carries; nil for any other address.
+    static func embeddedIPv4(in address: [UInt8]) -> [UInt8]? {
+        guard address.count == 16,
+            let form = embeddingForms.first(where: { $0.network.contains(address) })
+        else { return nil }
+        return Array(address[form.offset..<form.offset + 4])
     }
 }

@@ -174,4 +174,10 @@ public struct WebPushEndpoint: Sendable, Hashable {
         let shownHost = host.contains(":") ? "[\(host)]" : host.lowercased()
         return "https://" + shownHost + (port == 443 ? "" : ":\(port)")
     }
+
+    /// What a log may say of an endpoint: its origin, never its path or query. For many UnifiedPush
+    /// distributors (ntfy, for one) the path is the topic, and whoever knows it can push to it.
+    public static func logOrigin(_ endpoint: String) -> String {
+        WebPushEndpoint(endpoint)?.origin ?? "(not an https endpoint)"
+    }
 }

@@ -9,6 +9,8 @@ public actor FCMAccessTokens {
     let transport: any PushHTTPTransport
     let clock: @Sendable () -> Int64
     private var current: (token: String, expiresAt: Int64)?
+    /// The fetch under way, which every caller arriving meanwhile shares: one request, not one each.
+    private var pending: Task<String, any Error>?
     /// Tokens fetched so far (for tests).
     public private(set) var fetched = 0
 
@@ -25,6 +27,15 @@ public actor FCMAccessTokens {
     public func token() async throws -> String {
         let now = clock()
         if let current, now < current.expiresAt - 60 { return current.token }
+        if let pending { return try await pending.value }
+        let fetch = Task { try await self.fetch(now: now) }
+        pending = fetch
+        defer { pending = nil }
+        return try await fetch.value
+    }
+
+    /// One request to the token endpoint, whose answer is cached; only ``token()`` starts it.
+    private func fetch(now: Int64) async throws -> String {
         let assertion = try account.assertion(audience: tokenURI, now: now)
         let form =
             "grant_type=" + Self.formEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion="

@@ -14,6 +14,8 @@ final class UpstreamTokens: Sendable {
     private let url: String
     private let form: [UInt8]
     private let cached = Mutex<(token: String, renewAt: Date)?>(nil)
+    /// The fetch under way, which every caller arriving meanwhile shares: one request, not one each.
+    private let pending = Mutex<Task<String, any Error>?>(nil)
 
     init(transport: any PushHTTPTransport, upstream: String, installationID: String, key: String) {
         self.transport = transport
@@ -25,6 +27,25 @@ final class UpstreamTokens: Sendable {
 
     func token() async throws -> String {
         if let cached = cached.withLock({ $0 }), Date() < cached.renewAt { return cached.token }
+        return try await sharedFetch().value
+    }
+
+    /// The fetch under way, or a new one. It is made and stored under the lock, and clears itself under
+    /// it when done, so it cannot clear its slot before it is stored there.
+    private func sharedFetch() -> Task<String, any Error> {
+        pending.withLock { pending -> Task<String, any Error> in
+            if let pending { return pending }
+            let fetch = Task {
+                defer { self.pending.withLock { $0 = nil } }
+                return try await self.fetch()
+            }
+            pending = fetch
+            return fetch
+        }
+    }
+
+    /// One request for a token, whose answer is cached; only ``sharedFetch()`` starts it.
+    private func fetch() async throws -> String {
         let response = try await transport.send(
             PushHTTPRequest(
                 url: url, headers: [("content-type", "application/x-www-form-urlencoded")], body: form))

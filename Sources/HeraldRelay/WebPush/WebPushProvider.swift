@@ -69,7 +69,10 @@ public struct WebPushProvider: PushProvider {
         } catch let refusal as WebPushRefusal {
             logger.notice(
                 "Web Push refused before sending",
-                metadata: ["endpoint": "\(Self.logPrefix(subscription.endpoint))", "reason": "\(refusal.description)"])
+                metadata: [
+                    "endpoint": "\(WebPushEndpoint.logOrigin(subscription.endpoint))",
+                    "reason": "\(refusal.description)",
+                ])
             return .failed(reason: refusal.description)
         } catch {
             return .retryable(reason: "Web Push unreachable: \(String(describing: error).prefix(120))", retryAfter: nil)
@@ -87,7 +90,4 @@ public struct WebPushProvider: PushProvider {
         default: return .failed(reason: described)
         }
     }
-
-    /// An endpoint safe to log: its origin and the first characters of its path, never the whole.
-    static func logPrefix(_ endpoint: String) -> String { String(endpoint.prefix(40)) + "…" }
 }

@@ -16,10 +16,16 @@ struct BisqRelayController {
     let origin: (instant: ContinuousClock.Instant, seconds: Int64)
     /// The POST routes answer after the push's first attempt, or after this long.
     var firstAttemptWait = Duration.seconds(10)
+    /// How often a waiter reads the outbox row without being woken: the push may be sent by another
+    /// node, whose outbox service cannot wake this one.
+    var fallbackReadInterval = Duration.seconds(1)
 
-    init(state: ServerState, firstAttemptWait: Duration = .seconds(10)) {
+    init(
+        state: ServerState, firstAttemptWait: Duration = .seconds(10), fallbackReadInterval: Duration = .seconds(1)
+    ) {
         self.state = state
         self.firstAttemptWait = firstAttemptWait
+        self.fallbackReadInterval = fallbackReadInterval
         origin = (ContinuousClock.now, state.clock())
     }
 
@@ -93,10 +99,14 @@ struct BisqRelayController {
         let errorMessage: String?
     }
 
-    /// Watches the outbox row, which any node's worker may be sending, until its first attempt is recorded.
+    /// Waits for the push's first recorded attempt: woken when this node's outbox service records it,
+    /// and reading the row once a second in case another node's worker sent it.
     func firstAttempt(of id: Int64) async -> FirstAttempt {
         let deadline = ContinuousClock.now + firstAttemptWait
         var lastError = "not attempted yet; it goes as soon as a worker takes it"
+        // Entered before the first read: an outcome recorded after that read still wakes the wait.
+        let ticket = state.pushOutcomes.enter(id)
+        defer { state.pushOutcomes.leave(ticket) }
         while true {
             if let pushState = try? await state.store.pushState(id: id) {
                 let reason = pushState.lastError ?? ""
@@ -112,10 +122,11 @@ struct BisqRelayController {
             } else {
                 lastError = "its state cannot be read now"
             }
-            guard ContinuousClock.now < deadline, !Task.isCancelled else {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero, !Task.isCancelled else {
                 return FirstAttempt(isUnregistered: false, errorMessage: "queued: \(lastError)")
             }
-            try? await Task.sleep(for: .milliseconds(25))
+            await ticket.wait(upTo: min(left, fallbackReadInterval))
         }
     }
 }

@@ -32,6 +32,9 @@ struct BisqRelayRequest {
             guard let bytes = try? Hex.decode(hex), let text = String(validating: bytes, as: UTF8.self) else {
                 throw BisqRelayFault("\(name) must be the hex of UTF-8 text")
             }
+            // What hex decoding hands over no URI or JSON check saw: refused here, as there (U+0000 would
+            // fail the database's insert with a 500 on PostgreSQL).
+            guard !bytes.contains(0) else { throw BisqRelayFault("\(name) holds U+0000 (NUL), which is not accepted") }
             return text
         }
         let isAndroid = try boolean("isAndroid")
@@ -61,9 +64,9 @@ struct BisqRelayRequest {
         guard DeviceToken.isValid(token, for: platform) else {
             throw APIError(.invalidDeviceToken, "the path does not hold a valid \(platform.rawValue) device token")
         }
-        guard let json = try? JSONParser.parse(body), json.objectMembers != nil else {
-            throw APIError(.badRequest, "the body must be a JSON object")
-        }
+        let json: JSONValue
+        do { json = try JSONParser.parse(body) } catch { throw APIError(.badRequest, error.reason) }
+        guard json.objectMembers != nil else { throw APIError(.badRequest, "the body must be a JSON object") }
         guard let message = json["encrypted"]?.stringValue, !message.isEmpty else {
             throw APIError(.badRequest, "encrypted must be a non-empty string")
         }

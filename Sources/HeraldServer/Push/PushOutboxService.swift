@@ -228,6 +228,7 @@ public struct PushOutboxService: Service {
         }
         recordLatencies(deliveries)
         try await state.store.record(results, owner: state.nodeID)
+        state.pushOutcomes.resolve(results.lazy.map(\.id))
         recordCounts(deliveries, results)
     }
 

@@ -44,8 +44,9 @@ public enum PushProviderFactory {
             guard !key.isEmpty else {
                 throw RelayConfigurationError("the upstream installation key file \(keyFile) is empty")
             }
+            let shown = Self.origin(of: url)
             if url.hasPrefix("http://") {
-                logger.warning("upstream relay \(url) is plain http: use it only on this host or a private network")
+                logger.warning("upstream relay \(shown) is plain http: use it only on this host or a private network")
             }
             let relay = UpstreamPushProvider(
                 transport: try AsyncHTTPClientTransport(caFile: upstream.caFile), upstream: url,
@@ -57,7 +58,7 @@ public enum PushProviderFactory {
             providers.apns = providers.apns ?? relay
             providers.fcm = providers.fcm ?? relay
             logger.info(
-                "upstream relay: \(through.joined(separator: " and ")) pushes go through \(url), installation \(id)")
+                "upstream relay: \(through.joined(separator: " and ")) pushes go through \(shown), installation \(id)")
         }
         return providers
     }
@@ -78,5 +79,15 @@ public enum PushProviderFactory {
             transport: transport, tokens: VAPIDTokens(key: key, subject: subject),
             mode: configuration.pushContent, maxAgeSeconds: configuration.pushMaxAgeSeconds,
             originConcurrency: settings.originConcurrency, logger: logger)
+    }
+
+    /// The upstream's `scheme://host[:port]` for the log: a base URL with a path (or user info) may
+    /// carry something its operator would rather not see in log files.
+    static func origin(of url: String) -> String {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.host else {
+            return "(unreadable URL)"
+        }
+        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(shownHost)" + (parts.port.map { ":\($0)" } ?? "")
     }
 }

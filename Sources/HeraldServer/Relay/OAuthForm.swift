@@ -19,9 +19,13 @@ struct OAuthForm {
     subscript(name: String) -> String? { fields[name] }
 
     /// `+` is a space in a form (before percent-decoding, so that `%2B` stays a plus); the rest is the
-    /// percent-decoding path segments use.
+    /// percent-decoding path segments use. A decoded U+0000 (`%00`) makes the body malformed: the
+    /// client id is looked up in the database, which refuses it (PostgreSQL) with a 500.
     private static func decode(_ bytes: some Collection<UInt8>) -> String? {
         let spaced = bytes.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
-        return String(validating: spaced, as: UTF8.self)?.removingPercentEncoding
+        guard let decoded = String(validating: spaced, as: UTF8.self)?.removingPercentEncoding,
+            !decoded.unicodeScalars.contains("\0")
+        else { return nil }
+        return decoded
     }
 }

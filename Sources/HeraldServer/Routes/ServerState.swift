@@ -18,6 +18,8 @@ public struct ServerState: Sendable {
     public let version: String
     /// Poked when pushes are queued, so that the outbox worker sends them at once.
     public let pushWakeup = PushWakeup()
+    /// Woken by the outbox service when it has recorded outcomes, for requests waiting on them.
+    public let pushOutcomes = PushOutcomeWaiters()
     /// Names this process in the outbox's claims (`claimed_by`), for operators reading the table.
     public let nodeID = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
     /// The token buckets of `rateLimit`, nil when it is 0: one set for the router's middleware and

@@ -39,7 +39,9 @@ enum WebPushRoutes {
         let status = try await DeviceRoutes.apply(change, state: state, logger: context.logger)
         context.logger.debug(
             "web push subscription \(status)",
-            metadata: ["wallet": "\(binding.wallet)", "endpoint": "\(String(subscription.endpoint.prefix(40)))…"])
+            metadata: [
+                "wallet": "\(binding.wallet)", "endpoint": "\(WebPushEndpoint.logOrigin(subscription.endpoint))",
+            ])
         // The keys are not echoed (§9).
         return JSONResponse.make(
             .object([

@@ -37,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
         // EFBIG, which storage reports as unavailable (503), instead of killing the server with SIGXFSZ.
         signal(SIGXFSZ, SIG_IGN)
         var configuration = try await loadConfiguration()
+        // Before anything opens the database: a second server on the file would release this one's
+        // outbox claims and send their pushes again.
+        let serveLock = try Self.lockDatabase(configuration.databasePath)
         // With --port 0 and no audience, the default audience must name the port actually used:
         // pick a free one now, so that the audience is known before the verifier is built.
         if configuration.port == 0 && configuration.audience == nil {
@@ -81,6 +84,18 @@ struct ServeCommand: AsyncParsableCommand {
             try await group.run()
         } catch {
             throw CLIError(.unexpected, "server stopped: \(error)")
+        }
+        // Held until the server has stopped.
+        withExtendedLifetime(serveLock) {}
+    }
+
+    /// The SQLite file's serve lock (nil for PostgreSQL, whose nodes share the database by design).
+    static func lockDatabase(_ database: String) throws -> SQLiteServeLock? {
+        guard !StoreFactory.isPostgres(database) else { return nil }
+        do {
+            return try SQLiteServeLock(databasePath: database)
+        } catch {
+            throw CLIError(.unexpected, "\(error)")
         }
     }
 

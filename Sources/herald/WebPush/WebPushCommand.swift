@@ -93,7 +93,8 @@ struct WebPushSubscribe: AsyncParsableCommand {
                     ("wallet", .string(entry.wallet)), ("status", .string(status)),
                 ]).jsonText)
         } else {
-            print("\(status): \(entry.wallet) webpush \(String(entry.endpoint.prefix(40)))… on \(entry.server)")
+            print(
+                "\(status): \(entry.wallet) webpush \(WebPushEndpoint.logOrigin(entry.endpoint))/… on \(entry.server)")
         }
     }
 }
@@ -124,7 +125,8 @@ struct WebPushUnsubscribe: AsyncParsableCommand {
         if global.json {
             print(answer.jsonText)
         } else {
-            print("\(answer["status"]?.stringValue ?? "?"): \(wallet) webpush \(String(entry.endpoint.prefix(40)))…")
+            let status = answer["status"]?.stringValue ?? "?"
+            print("\(status): \(wallet) webpush \(WebPushEndpoint.logOrigin(entry.endpoint))/…")
         }
     }
 }
