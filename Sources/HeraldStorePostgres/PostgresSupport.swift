@@ -91,6 +91,12 @@ final class KnownWalletKeys: Sendable {
             wallets.formUnion(added)
         }
     }
+
+    /// Forgets wallets whose key was deleted (retention), so that their next signature stores it again.
+    func remove(_ removed: some Collection<EthereumAddress>) {
+        guard !removed.isEmpty else { return }
+        wallets.withLock { wallets in wallets.subtract(removed) }
+    }
 }
 
 /// How PostgreSQL errors are told apart and described.

@@ -269,5 +269,10 @@ struct FailingStore: HeraldStore {
     func pushState(id: Int64) async throws -> PushState? { throw Failure() }
     func pushReport(sid: Int64) async throws -> PushReport? { throw Failure() }
     func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int { throw Failure() }
+    func pruneFeedItems(sentBefore cutoff: Int64) async throws -> RetentionCount { throw Failure() }
+    func pruneFeedItems(beyondNewest keep: Int, receivedAfter after: Int64, limit: Int) async throws -> FeedTrim {
+        throw Failure()
+    }
+    func pruneWalletKeys(storedBefore cutoff: Int64) async throws -> Int { throw Failure() }
     func close() async throws {}
 }
