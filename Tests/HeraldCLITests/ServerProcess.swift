@@ -16,14 +16,14 @@ final class ServerProcess: @unchecked Sendable {
     /// `binary` defaults to the `herald` built next to the tests (the debug build under `swift test`).
     init(
         databasePath: String, extraArguments: [String] = [], binary: URL? = nil, logLevel: String = "warning",
-        port: Int = 0
+        port: Int = 0, rateLimit: String = "0"
     ) throws {
         self.databasePath = databasePath
         process.executableURL = try binary ?? CLIRunner.binary()
         process.arguments =
             [
                 "serve", "--port", String(port), "--database", databasePath, "--audience", "herald-test",
-                "--rate-limit", "0",
+                "--rate-limit", rateLimit,
                 "--log-level", logLevel,
             ] + extraArguments
         var environment = ProcessInfo.processInfo.environment
