@@ -32,26 +32,27 @@ extension SQLiteHeraldStore {
     ) async throws
         -> FeedTrim
     {
-        let (recipients, last) = try await read { db -> ([Data], Int64) in
+        // One read for the page and every boundary: a page of a broadcast names thousands of wallets.
+        let (overLimit, last) = try await read { db -> ([(Data, Int64)], Int64) in
             let rows = try Row.fetchAll(
                 db, sql: "SELECT sid, recipient FROM feed_items WHERE sid > ? ORDER BY sid LIMIT ?",
                 arguments: [after, limit])
             var seen = Set<Data>()
-            let recipients = rows.compactMap { row -> Data? in
+            var overLimit: [(Data, Int64)] = []
+            let boundary = try db.cachedStatement(
+                sql: "SELECT sid FROM feed_items WHERE recipient = ? ORDER BY sid DESC LIMIT 1 OFFSET ?")
+            for row in rows {
                 let recipient: Data = row[1]
-                return seen.insert(recipient).inserted ? recipient : nil
+                guard seen.insert(recipient).inserted else { continue }
+                // The newest item past the `keep` newest: it and every older one go.
+                if let sid = try Int64.fetchOne(boundary, arguments: [recipient, keep]) {
+                    overLimit.append((recipient, sid))
+                }
             }
-            return (recipients, rows.last.map { row -> Int64 in row[0] } ?? after)
+            return (overLimit, rows.last.map { row -> Int64 in row[0] } ?? after)
         }
         var deleted = RetentionCount()
-        for recipient in recipients {
-            // The newest item past the `keep` newest: it and every older one go.
-            let boundary = try await read { db in
-                try Int64.fetchOne(
-                    db, sql: "SELECT sid FROM feed_items WHERE recipient = ? ORDER BY sid DESC LIMIT 1 OFFSET ?",
-                    arguments: [recipient, keep])
-            }
-            guard let boundary else { continue }
+        for (recipient, boundary) in overLimit {
             deleted += try await deleteFeedItems(.ofRecipient(recipient, through: boundary))
         }
         return FeedTrim(deleted: deleted, examinedThrough: last)

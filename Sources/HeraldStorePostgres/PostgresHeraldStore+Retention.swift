@@ -37,25 +37,25 @@ extension PostgresHeraldStore {
     ) async throws
         -> FeedTrim
     {
+        // One query for the page and every boundary (the newest item past the `keep` newest: it and
+        // every older one go): a page of a broadcast names thousands of wallets.
         let rows = try await perform {
             try await client.query(
-                "SELECT sid, recipient FROM feed_items WHERE sid > \(after) ORDER BY sid LIMIT \(Int64(limit))",
-                logger: logger
-            ).rows { row in (sid: try row.int(0), recipient: try row.address(1)) }
+                """
+                WITH page AS (SELECT sid, recipient FROM feed_items WHERE sid > \(after) ORDER BY sid
+                              LIMIT \(Int64(limit))),
+                     wallets AS (SELECT DISTINCT recipient FROM page)
+                SELECT (SELECT max(sid) FROM page), w.recipient,
+                       (SELECT sid FROM feed_items f WHERE f.recipient = w.recipient
+                        ORDER BY sid DESC LIMIT 1 OFFSET \(Int64(keep)))
+                FROM wallets w
+                """, logger: logger
+            ).rows { row in (last: try row.int(0), recipient: try row.address(1), boundary: try row.optionalInt(2)) }
         }
-        var seen = Set<EthereumAddress>()
-        let recipients = rows.map(\.recipient).filter { seen.insert($0).inserted }
         var deleted = RetentionCount()
-        for recipient in recipients {
-            let boundary = try await perform {
-                try await client.query(
-                    """
-                    SELECT sid FROM feed_items WHERE recipient = \(bytea(recipient))
-                    ORDER BY sid DESC LIMIT 1 OFFSET \(Int64(keep))
-                    """, logger: logger
-                ).rows { try $0.int(0) }.first
-            }
-            guard let boundary else { continue }
+        for row in rows {
+            guard let boundary = row.boundary else { continue }
+            let recipient = row.recipient
             deleted += try await deleteFeedItems { limit in
                 """
                 SELECT sid, notification FROM feed_items f WHERE recipient = \(bytea(recipient)) AND sid <= \(boundary)
@@ -63,7 +63,7 @@ extension PostgresHeraldStore {
                 """
             }
         }
-        return FeedTrim(deleted: deleted, examinedThrough: rows.last?.sid ?? after)
+        return FeedTrim(deleted: deleted, examinedThrough: rows.first?.last ?? after)
     }
 
     /// A wallet (`k.wallet`) with no binding, subscription, feed item or channel.
