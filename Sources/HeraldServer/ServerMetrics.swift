@@ -67,6 +67,9 @@ public final class ServerMetrics: Sendable {
             _ = CoreMetrics.Counter(
                 label: "herald_rejections_total", dimensions: [("code", code.rawValue)], factory: factory)
         }
+        for kind in PruningService.prunedKinds {
+            _ = CoreMetrics.Counter(label: "herald_pruned_total", dimensions: [("kind", kind)], factory: factory)
+        }
         for outcome in Self.deviceChangeOutcomes {
             _ = CoreMetrics.Counter(
                 label: "herald_device_changes_total", dimensions: [("outcome", outcome)], factory: factory)

@@ -77,6 +77,9 @@ enum StoreWrite: Sendable {
     case device(DeviceChange)
     case subscription(SubscriptionChange)
     case notification(NotificationSubmission)
+    /// A wallet's key from a FeedAccess (which changes nothing else): in the batch's transaction, so a
+    /// burst of reads by wallets never seen costs one fsync, not one each.
+    case publicKey(PublicKey, of: EthereumAddress, now: Int64)
     /// Any other write (the outbox's claims and outcomes), in a savepoint of its own.
     case grouped(@Sendable (Database) throws -> any Sendable)
 }
@@ -85,6 +88,7 @@ enum StoreWriteOutcome: Sendable {
     case device(DeviceChangeOutcome)
     case subscription(SubscriptionChangeOutcome)
     case notification(NotificationOutcome)
+    case publicKeyRemembered
     /// A grouped write's value, or what it threw (its savepoint rolled back; the rest of the batch stands).
     case grouped(Result<any Sendable, any Error>)
 }

@@ -184,6 +184,10 @@ final class GroupCommitWriter: @unchecked Sendable {
                         return .notification(
                             try NotificationSQL.apply(
                                 submission, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent))
+                    case .publicKey(let key, let wallet, let now):
+                        try DeviceChangeSQL.remember(
+                            key, of: wallet, now: now, in: db, knownKeys: knownKeys, batch: &batchSpent)
+                        return .publicKeyRemembered
                     case .grouped(let body):
                         return .grouped(Self.inSavepoint(body, db))
                     }

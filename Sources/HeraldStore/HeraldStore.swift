@@ -5,7 +5,7 @@ public import HeraldCore
 ///
 /// Every method that changes state returns only after the change is durable (committed and
 /// synced): an acknowledged write survives a crash.
-public protocol HeraldStore: RelayStore {
+public protocol HeraldStore: RelayStore, RetentionStore {
     /// Applies a verified device binding change and records its nonce, atomically: both or neither.
     func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome
 

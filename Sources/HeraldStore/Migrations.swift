@@ -13,7 +13,16 @@ enum Migrations {
         ("0007_bisq", bisqSQL),
         ("0008_webpush", webPushSQL),
         ("0009_checks_without_lists", checksWithoutListsSQL),
+        ("0010_retention", retentionSQL),
     ]
+
+    static let retentionSQL = """
+        -- Retention (CLI.md retention.*) deletes old feed items a notification at a time, then the
+        -- notification once no item is left: both need a notification's items found without a scan (and
+        -- so does the ON DELETE CASCADE from notifications). Items are inserted in notification order, so
+        -- the index grows at its right edge. PostgreSQL's schema has had this index from the start.
+        CREATE INDEX feed_items_by_notification ON feed_items (notification);
+        """
 
     static let checksWithoutListsSQL = """
         -- The CHECKs on platform and status compare with each value in turn (OR), not with an IN list: SQLite

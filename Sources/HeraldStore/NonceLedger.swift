@@ -77,4 +77,10 @@ final class KnownKeys: Sendable {
             wallets.formUnion(added)
         }
     }
+
+    /// Forgets wallets whose key was deleted (retention), so that their next signature stores it again.
+    func remove(_ removed: [EthereumAddress]) {
+        guard !removed.isEmpty else { return }
+        wallets.withLock { wallets in wallets.subtract(removed) }
+    }
 }

@@ -230,19 +230,18 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     /// Every feed read remembers its signer's key, so the common case must not write: a wallet whose key
-    /// is known (cached, or found by a point read) costs no transaction and no fsync.
+    /// is known (cached, or found by a point read) costs no transaction and no fsync. A new one joins the
+    /// group-commit writer's next transaction, never a transaction (and fsync) of its own.
     public func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws {
         if writer.knownKeys.contains(wallet) { return }
         if try readPublicKey(wallet) != nil {
             writer.knownKeys.insert([wallet])
             return
         }
-        try await write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO wallet_keys (wallet, public_key, updated_at) VALUES (?, ?, ?)",
-                arguments: [Data(wallet.bytes), Data(key.uncompressed), now])
+        try refuseIfClosed()
+        guard case .publicKeyRemembered = try await writer.submit(.publicKey(key, of: wallet, now: now)) else {
+            throw StoreError("the writer answered a public key with another kind of outcome")
         }
-        writer.knownKeys.insert([wallet])
     }
 
     public func saveChannel(_ channel: ChannelRecord) async throws {

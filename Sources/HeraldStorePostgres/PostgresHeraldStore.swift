@@ -31,7 +31,8 @@ public final class PostgresHeraldStore: HeraldStore {
         self.client = client
         self.runTask = runTask
         self.logger = logger
-        writer = PostgresWriter(client: client, lanes: lanes, knownKeys: KnownWalletKeys(), logger: logger)
+        writer = PostgresWriter(
+            client: client, lanes: lanes, knownKeys: KnownWalletKeys(), batchTimeout: answerTimeout, logger: logger)
     }
 
     /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…]`), waits until
@@ -121,20 +122,13 @@ public final class PostgresHeraldStore: HeraldStore {
         do { return try PublicKey(bytes: stored) } catch { throw StoreError(.corrupt, "stored public key is damaged") }
     }
 
-    /// A key is written once per wallet: a wallet whose key is known (cached, or found by a read) costs
-    /// no write at all.
+    /// A key is written once per wallet: a wallet whose key is known (cached) costs no write at all, and
+    /// a new one joins the group-commit writer's next transaction rather than committing on its own.
     public func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws {
         if writer.knownKeys.contains(wallet) { return }
-        try await perform { [self] in
-            try await client.query(
-                """
-                INSERT INTO wallet_keys (wallet, public_key, updated_at)
-                VALUES (\(bytea(wallet)), \(bytea(key.uncompressed)), \(now))
-                ON CONFLICT (wallet) DO NOTHING
-                """, logger: logger
-            ).rows { _ in () }
+        guard case .publicKeyRemembered = try await write(.publicKey(key, of: wallet, now: now)) else {
+            throw StoreError("the writer answered a public key with another kind of outcome")
         }
-        writer.knownKeys.insert([wallet])
     }
 
     public func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord] {

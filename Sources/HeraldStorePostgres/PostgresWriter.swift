@@ -37,8 +37,16 @@ final class PostgresWriter: Sendable {
     /// Batches run again one write at a time after a failure that was not transient.
     var splitBatches: Int { split.load(ordering: .relaxed) }
 
-    init(client: PostgresClient, lanes: Int, knownKeys: KnownWalletKeys, logger: Logger) {
+    /// How long one batch's transaction may take, lease included, before its writes are answered
+    /// `unavailable` (whether it committed is then unknown) and the lane goes on to the next batch.
+    private let batchTimeout: Duration
+
+    init(
+        client: PostgresClient, lanes: Int, knownKeys: KnownWalletKeys, batchTimeout: Duration = .seconds(10),
+        logger: Logger
+    ) {
         self.client = client
+        self.batchTimeout = batchTimeout
         self.logger = logger
         self.knownKeys = knownKeys
         self.lanes = (0..<max(1, lanes)).map { _ in WriteLane() }
@@ -60,7 +68,18 @@ final class PostgresWriter: Sendable {
         while true {
             runs += 1
             do {
-                let (outcomes, keys) = try await run(batch.map(\.write))
+                let writes = batch.map(\.write)
+                let timeout = batchTimeout
+                // Bounded, so that a lease or a query that never ends (seen after a database restart:
+                // the lane waited on it forever, every later write in it unanswered, and shutdown hung)
+                // costs one batch, not the lane.
+                let (outcomes, keys) = try await Deadline.race(
+                    within: timeout,
+                    late: {
+                        BatchFailure.commitFailed(
+                            StoreError(.unavailable, "no answer within \(timeout.components.seconds) s"))
+                    }
+                ) { [self] in try await run(writes) }
                 // Only now, committed, do the keys count as stored.
                 knownKeys.insert(keys)
                 statistics.answered(submitted: batch.lazy.map(\.submitted))
@@ -71,7 +90,9 @@ final class PostgresWriter: Sendable {
                     logger.debug("write batch runs again", metadata: ["reason": "\(PostgresErrors.describe(error))"])
                     continue
                 }
-                if batch.count > 1 {
+                // A write of its own can fail a batch; a database that does not answer fails them all alike,
+                // and running them one by one would only wait for it once per write.
+                if batch.count > 1 && PostgresErrors.code(error) != .unavailable {
                     split.add(1, ordering: .relaxed)
                     logger.warning(
                         "write batch failed; its writes run one by one",

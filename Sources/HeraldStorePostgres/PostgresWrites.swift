@@ -8,6 +8,9 @@ enum PostgresWrite: Sendable {
     case device(DeviceChange)
     case subscription(SubscriptionChange)
     case notification(NotificationSubmission)
+    /// A wallet's key from a FeedAccess (which changes nothing else): in a batch's transaction, so that
+    /// a burst of reads by wallets never seen shares one WAL flush instead of a commit each.
+    case publicKey(PublicKey, of: EthereumAddress, now: Int64)
 
     /// The wallet whose signature the write carries: its nonce and its lock.
     var signer: EthereumAddress {
@@ -15,7 +18,15 @@ enum PostgresWrite: Sendable {
         case .device(let change): return change.wallet
         case .subscription(let change): return change.subscriber
         case .notification(let submission): return submission.channel
+        case .publicKey(_, let wallet, _): return wallet
         }
+    }
+
+    /// Whether the write spends a nonce or counts rows under its signer's advisory lock. A key's insert
+    /// does neither (the first key stands, `ON CONFLICT DO NOTHING`), so it takes no lock.
+    var needsSignerLock: Bool {
+        if case .publicKey = self { return false }
+        return true
     }
 }
 
@@ -23,6 +34,7 @@ enum PostgresWriteOutcome: Sendable {
     case device(DeviceChangeOutcome)
     case subscription(SubscriptionChangeOutcome)
     case notification(NotificationOutcome)
+    case publicKeyRemembered
 }
 
 /// The SQL of one write, inside its batch's transaction, which holds the advisory lock of every
@@ -49,13 +61,17 @@ struct PostgresWriteSQL {
         case .device(let change): return .device(try await apply(change))
         case .subscription(let change): return .subscription(try await apply(change))
         case .notification(let submission): return .notification(try await submit(submission))
+        case .publicKey(let key, let wallet, let now):
+            try await remember(key, of: wallet, now: now)
+            return .publicKeyRemembered
         }
     }
 
     /// Takes the advisory locks of the batch's signers, in key order so that two nodes' batches never
     /// wait on each other in a cycle.
     func lockSigners(of writes: [PostgresWrite]) async throws {
-        let keys = Array(Set(writes.map { walletLockKey($0.signer) })).sorted()
+        let keys = Array(Set(writes.filter(\.needsSignerLock).map { walletLockKey($0.signer) })).sorted()
+        guard !keys.isEmpty else { return }
         try await run(
             """
             SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest(\(keys)::bigint[]) AS t(k) ORDER BY k) s

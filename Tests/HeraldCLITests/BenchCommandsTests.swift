@@ -4,6 +4,19 @@ import Testing
 /// The benchmarks print the figures docs/benchmarks.md quotes; these runs are tiny and assert what is
 /// printed, never how fast.
 @Suite struct BenchCommandsTests {
+    @Test func benchLimiterPrintsTheTimePerRequestAndTheBucketsHeld() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let result = try cli.run(["bench", "limiter", "--clients", "3000", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(json["clients"] as? Int == 3000)
+        #expect(json["tracked"] as? Int == 3000, "one bucket per client, none dropped while there is room")
+        #expect(json["capacity"] as? Int == 262_144 && json["tableBytes"] as? Int == 8_388_608)
+        #expect((json["p99Microseconds"] as? Double ?? 0) > 0)
+    }
+
     @Test func benchPushDeliversEveryPushAndPrintsTheCostsOfBothProcesses() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }

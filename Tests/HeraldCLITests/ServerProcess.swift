@@ -17,14 +17,14 @@ final class ServerProcess: @unchecked Sendable {
     /// With `umask` (octal, as `sh` takes it) the server starts through `sh -c 'umask …; exec …'`.
     init(
         databasePath: String, extraArguments: [String] = [], binary: URL? = nil, logLevel: String = "warning",
-        port: Int = 0, umask: String? = nil
+        port: Int = 0, umask: String? = nil, rateLimit: String = "0"
     ) throws {
         self.databasePath = databasePath
         let herald = try binary ?? CLIRunner.binary()
         let arguments =
             [
                 "serve", "--port", String(port), "--database", databasePath, "--audience", "herald-test",
-                "--rate-limit", "0",
+                "--rate-limit", rateLimit,
                 "--log-level", logLevel,
             ] + extraArguments
         if let umask {

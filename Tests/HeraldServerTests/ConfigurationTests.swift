@@ -35,6 +35,8 @@ import Testing
         #expect(configuration.rateLimit == 50 && configuration.rateBurst == 200)
         #expect(configuration.bodyLimit == 65_536 && configuration.maxBindingsPerWallet == 20)
         #expect(configuration.bindingExpiryDays == 270)
+        #expect(configuration.rateLimitIpv6Prefix == 64)
+        #expect(configuration.retentionFeedDays == 365 && configuration.retentionFeedItemsPerWallet == 10_000)
         #expect(configuration.databasePoolSize == 16 && configuration.databaseConnectTimeoutSeconds == 10)
         #expect(configuration.pushLeaseSeconds == 60)
         #expect(configuration.logLevel == .info && configuration.logFormat == .text)
@@ -102,6 +104,9 @@ import Testing
         (["--database-connect-timeout", "x"], "--database-connect-timeout: must be an integer in 1…600"),
         (["--max-bindings", "0"], "--max-bindings: must be an integer in 1…10000"),
         (["--setup-confirmation", "maybe"], "--setup-confirmation: must be true or false"),
+        (["--rate-limit-ipv6-prefix", "40"], "--rate-limit-ipv6-prefix: must be an integer in 48…128"),
+        (["--retention-feed-days", "-1"], "--retention-feed-days: must be an integer in 0…36500"),
+        (["--retention-feed-items", "x"], "--retention-feed-items: must be an integer in 0…100000000"),
     ])
     func badFlagsNameTheirSource(_ arguments: [String], _ message: String) async {
         #expect(await Self.failure(arguments).hasPrefix(message))
@@ -115,6 +120,14 @@ import Testing
         #expect(await Self.failure(file: file) == "push.attempts in herald.yaml: must be an integer in 1…100")
         let words = try Self.configFile("port: many\n")
         #expect(await Self.failure(file: words) == "port in herald.yaml: must be an integer in 0…65535")
+        let retention = try Self.configFile(
+            "rateLimitIpv6Prefix: 56\nretention:\n  feedDays: 0\n  feedItemsPerWallet: 50\n")
+        let loaded = try await ConfigurationLoader.load(configFile: retention)
+        #expect(loaded.rateLimitIpv6Prefix == 56)
+        #expect(loaded.retentionFeedDays == 0 && loaded.retentionFeedItemsPerWallet == 50)
+        #expect(
+            try await ConfigurationLoader.load(environment: ["HERALD_RATE_LIMIT_IPV6_PREFIX": "128"])
+                .rateLimitIpv6Prefix == 128)
         // A good flag hides a bad environment value: the source that wins is the one checked.
         #expect(await Self.failure(["--port", "1"], environment: ["HERALD_PORT": "x"]) == "")
     }

@@ -296,5 +296,10 @@ struct FailingStore: HeraldStore {
     func pushState(id: Int64) async throws -> PushState? { throw failure }
     func pushReport(sid: Int64) async throws -> PushReport? { throw failure }
     func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int { throw failure }
+    func pruneFeedItems(sentBefore cutoff: Int64) async throws -> RetentionCount { throw failure }
+    func pruneFeedItems(beyondNewest keep: Int, receivedAfter after: Int64, limit: Int) async throws -> FeedTrim {
+        throw failure
+    }
+    func pruneWalletKeys(storedBefore cutoff: Int64) async throws -> Int { throw failure }
     func close() async throws {}
 }

@@ -10,7 +10,7 @@ import Hummingbird
 /// Messages are opaque and never logged; tokens only by prefix.
 struct BisqRelayController {
     let state: ServerState
-    let perToken = RateLimiter(rate: 1, burst: 20)
+    let perToken = RateLimiter(rate: 1, burst: 20, capacity: 1 << 16)
     /// The per-token buckets run on the server's clock, not the wall's, so that a fixed clock (tests)
     /// makes the limit exact whatever the machine's speed.
     let origin: (instant: ContinuousClock.Instant, seconds: Int64)
@@ -50,7 +50,7 @@ struct BisqRelayController {
         } catch {
             return BisqPlainText.response(error.line, status: .badRequest)
         }
-        if let wait = perToken.acquire(Array(relay.deviceToken.utf8), now: limiterNow) {
+        if let wait = perToken.acquire(RateLimitKey(hashing: Array(relay.deviceToken.utf8)), now: limiterNow) {
             return BisqPlainText.tooManyRequests("too many pushes to this device token", retryAfter: wait)
         }
         do {
@@ -69,7 +69,7 @@ struct BisqRelayController {
         let body = try await RequestBody.readJSON(request, limit: state.configuration.bodyLimit)
         let relay = try BisqRelayRequest(
             platform: platform, token: context.parameters.get("token") ?? "", body: body.readableBytesView)
-        if let wait = perToken.acquire(Array(relay.deviceToken.utf8), now: limiterNow) {
+        if let wait = perToken.acquire(RateLimitKey(hashing: Array(relay.deviceToken.utf8)), now: limiterNow) {
             throw APIError(.rateLimited, "too many pushes to this device token; retry later", retryAfter: wait)
         }
         let id = try await StoreCall.run(context) { try await queue(relay, context: context) }

@@ -21,11 +21,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var chainId = UInt256(1)
     public var maxValiditySeconds: Int64 = 600
     public var clockSkewSeconds: Int64 = 60
-    /// Requests per second per client IP on POST routes; 0 turns limiting off.
+    /// Requests per second per client IP on POST routes and FeedAccess reads (one bucket); 0 turns
+    /// limiting off.
     public var rateLimit: Double = 50
     public var rateBurst = 200
     /// Proxies whose `X-Forwarded-For` is believed.
     public var trustedProxies: [CIDR] = []
+    /// IPv6 clients share one bucket per prefix of this many bits (48–128).
+    public var rateLimitIpv6Prefix = 64
     public var bodyLimit = 65_536
     /// A request must arrive whole within this many seconds of its connection being ready for it.
     public var requestTimeoutSeconds = 30
@@ -34,7 +37,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// `POST /v1/notifications` carries up to 1000 recipients' secrets: 512 KiB, or `bodyLimit` if larger.
     public var notificationBodyLimit: Int { max(bodyLimit, 512 * 1024) }
     public var maxBindingsPerWallet = 20
+    /// Bindings not refreshed for this many days are pruned, and so are the keys of wallets left with
+    /// no binding, subscription or feed item for as long.
     public var bindingExpiryDays = 270
+    /// Feed items older than this many days are pruned (with notifications left without items); 0 keeps them.
+    public var retentionFeedDays = 365
+    /// A wallet keeps at most its newest this many feed items; 0 keeps all.
+    public var retentionFeedItemsPerWallet = 10_000
     /// Sends per push, the first included, before it fails.
     public var pushAttempts = 8
     /// A push older than this (seconds since queued) fails unsent.

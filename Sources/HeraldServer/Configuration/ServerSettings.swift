@@ -71,6 +71,11 @@ enum ServerSettings {
             }
             config.trustedProxies = networks
         },
+        Setting(
+            "rateLimitIpv6Prefix", flag: "rate-limit-ipv6-prefix", environment: "HERALD_RATE_LIMIT_IPV6_PREFIX"
+        ) { config, lookup throws(ConfigurationError) in
+            if let bits = try lookup.integer(in: 48...128) { config.rateLimitIpv6Prefix = bits }
+        },
         Setting("bodyLimit", flag: "body-limit", environment: "HERALD_BODY_LIMIT") {
             config, lookup throws(ConfigurationError) in
             if let limit = try lookup.integer(in: 1024...(16 << 20)) { config.bodyLimit = limit }
@@ -90,6 +95,15 @@ enum ServerSettings {
         Setting("bindingExpiryDays", flag: "binding-expiry-days", environment: "HERALD_BINDING_EXPIRY_DAYS") {
             config, lookup throws(ConfigurationError) in
             if let days = try lookup.integer(in: 1...36_500) { config.bindingExpiryDays = days }
+        },
+        Setting("retention.feedDays", flag: "retention-feed-days", environment: "HERALD_RETENTION_FEED_DAYS") {
+            config, lookup throws(ConfigurationError) in
+            if let days = try lookup.integer(in: 0...36_500) { config.retentionFeedDays = days }
+        },
+        Setting(
+            "retention.feedItemsPerWallet", flag: "retention-feed-items", environment: "HERALD_RETENTION_FEED_ITEMS"
+        ) { config, lookup throws(ConfigurationError) in
+            if let count = try lookup.integer(in: 0...100_000_000) { config.retentionFeedItemsPerWallet = count }
         },
     ]
 

@@ -114,7 +114,7 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             let client = RateLimitMiddleware.clientAddress(
                 peer: context.channel.remoteAddress, forwardedFor: head.headerFields[.xForwardedFor],
                 trustedProxies: state.configuration.trustedProxies)
-            if let wait = limiter.acquire(client) {
+            if let wait = limiter.acquire(address: client) {
                 refuse(RateLimitMiddleware.refusal(retryAfter: wait), started: started, context: context)
                 return
             }

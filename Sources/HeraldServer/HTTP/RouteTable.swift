@@ -39,6 +39,9 @@ public enum RouteTable {
     public static let bisqFCM = Route(method: .post, path: "/v1/fcm/device/{token}")
     public static let bisq: [Route] = [bisqRelay, bisqAPNs, bisqFCM]
 
+    /// The GET routes that take FeedAccess: metered with the POST routes (CLI.md, `--rate-limit`).
+    static let feedAccessReads: [Route] = [feeds, userSubscriptions, notificationStatus]
+
     public static let all: [Route] =
         [
             info, devices, webpush, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds,

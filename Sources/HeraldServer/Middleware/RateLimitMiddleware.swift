@@ -1,11 +1,12 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import Synchronization
 
-/// A token bucket per client IP on POST routes: `rate` tokens a second, up to `burst`. An empty
-/// bucket answers `429 rate_limited` with `Retry-After`. The client IP is the TCP peer, or, when the
-/// peer is a trusted proxy, the last `X-Forwarded-For` hop that is not one.
+/// A token bucket per client IP (an IPv6 client's per prefix) on POST routes and on the GET routes that
+/// take FeedAccess (CLI.md, `--rate-limit`), one bucket for all of them: `rate` tokens a second, up to
+/// `burst`. A FeedAccess read costs a signature recovery and, for a wallet never seen, a write, so it is
+/// metered like a POST. An empty bucket answers `429 rate_limited` with `Retry-After`. The client IP is
+/// the TCP peer, or, when the peer is a trusted proxy, the last `X-Forwarded-For` hop that is not one.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
     let limiter: RateLimiter
@@ -14,16 +15,24 @@ struct RateLimitMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        // POST routes, and Bisq's GET /relay: an open relay that changes state (it queues a push).
+        // POST routes, Bisq's GET /relay (an open relay that changes state: it queues a push), and the
+        // FeedAccess reads.
         let isRelay = request.uri.path == RouteTable.bisqRelay.path
-        guard request.method == .post || isRelay else { return try await next(request, context) }
+        guard request.method == .post || isRelay || Self.takesFeedAccess(request) else {
+            return try await next(request, context)
+        }
         let client = Self.clientAddress(
             peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
-        if let wait = limiter.acquire(client) {
+        if let wait = limiter.acquire(address: client) {
             if isRelay { return BisqPlainText.tooManyRequests("too many requests from this address", retryAfter: wait) }
             throw Self.refusal(retryAfter: wait)
         }
         return try await next(request, context)
+    }
+
+    /// Whether the request is one of the GET routes that take FeedAccess.
+    static func takesFeedAccess(_ request: Request) -> Bool {
+        request.method == .get && RouteTable.knowsPath(request.uri.path, among: RouteTable.feedAccessReads)
     }
 
     /// The client IP a bucket is kept for (also `DeviceRouteFastPath`'s).
@@ -43,48 +52,4 @@ struct RateLimitMiddleware: RouterMiddleware {
 
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
-}
-
-/// Token buckets keyed by client address, shared by all connections.
-final class RateLimiter: Sendable {
-    private struct Bucket {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
-    }
-
-    let rate: Double
-    let burst: Double
-    private let buckets = Mutex<[[UInt8]: Bucket]>([:])
-    /// Past this many tracked addresses, buckets that have refilled are dropped.
-    private let maximumTracked = 100_000
-
-    init(rate: Double, burst: Int) {
-        self.rate = rate
-        self.burst = Double(burst)
-    }
-
-    /// Takes a token. Returns nil when allowed, else the whole seconds until one is available.
-    func acquire(_ client: [UInt8], now: ContinuousClock.Instant = .now) -> Int? {
-        guard rate > 0 else { return nil }
-        return buckets.withLock { buckets in
-            if buckets.count >= maximumTracked { prune(&buckets, now: now) }
-            var bucket = buckets[client] ?? Bucket(tokens: burst, updated: now)
-            let elapsed =
-                Double((now - bucket.updated).components.seconds)
-                + Double((now - bucket.updated).components.attoseconds) / 1e18
-            bucket.tokens = min(burst, bucket.tokens + max(0, elapsed) * rate)
-            bucket.updated = now
-            defer { buckets[client] = bucket }
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
-                return nil
-            }
-            return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
-        }
-    }
-
-    private func prune(_ buckets: inout [[UInt8]: Bucket], now: ContinuousClock.Instant) {
-        let refill = Duration.seconds(burst / rate)
-        buckets = buckets.filter { now - $0.value.updated < refill }
-    }
 }

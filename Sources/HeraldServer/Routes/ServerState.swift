@@ -45,7 +45,9 @@ public struct ServerState: Sendable {
         self.version = version
         self.rateLimiter =
             configuration.rateLimit > 0
-            ? RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst) : nil
+            ? RateLimiter(
+                rate: configuration.rateLimit, burst: configuration.rateBurst,
+                ipv6Prefix: configuration.rateLimitIpv6Prefix) : nil
     }
 }
 
