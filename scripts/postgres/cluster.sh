@@ -90,3 +90,6 @@ resume)
     exit 64
     ;;
 esac
+# The last line, for callers that cannot rely on seeing the exit (a server started here outlives us).
+if [[ "${CLUSTER_SAY_DONE:-0}" == 1 ]]; then echo "cluster.sh: done"; fi
+exit 0

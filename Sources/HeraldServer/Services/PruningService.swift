@@ -29,14 +29,19 @@ struct PruningService: Service {
 
     func run() async throws {
         var round = 0
+        // An hourly sweep that failed (the database down) is tried again the next minute, not an hour on.
+        var sweepOwed = false
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            await pruneOnce(sweepBindings: round % bindingSweepEvery == 0)
+            sweepOwed = sweepOwed || round % bindingSweepEvery == 0
+            if await pruneOnce(sweepBindings: sweepOwed) { sweepOwed = false }
             round += 1
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 
-    func pruneOnce(sweepBindings: Bool = true) async {
+    /// One round; false when storage failed it (logged), so the caller can owe the sweep.
+    @discardableResult
+    func pruneOnce(sweepBindings: Bool = true) async -> Bool {
         let now = state.clock()
         do {
             let nonces = try await state.store.pruneNonces(expiredBefore: now)
@@ -60,7 +65,9 @@ struct PruningService: Service {
             }
         } catch {
             state.logger.error("pruning failed: \(error)")
+            return false
         }
+        return true
     }
 
     /// Feed retention: by age, then by count per wallet (0 turns either off).
