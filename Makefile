@@ -21,7 +21,7 @@ release: setup
 run: build
 	$(SWIFT) run --skip-build herald $(ARGS)
 
-# The README's test command: a debug build, every Swift test but the crash test, the eth-account
+# The README's test command: a debug build, every Swift test but the crash and limiter-memory tests, the eth-account
 # interop check and the schemathesis contract stage (Python packages install beside the build), then a
 # release build of herald-costs and the instruction-count guard (callgrind); about 20 minutes from a
 # fresh clone on 2 cores. Stage times are printed at the end.

@@ -139,7 +139,12 @@ else
     stage "postgres (throwaway cluster)" start_postgres
 fi
 # The crash test kills a release binary: make check runs it, after its own build.
-stage "swift tests (debug)" swift_tests --skip CrashSafetyTests
+# The crash test and the limiter's memory test drive the release binary: make check runs them. The
+# outage and slow-peer tests time what servers answer under a database stop, a full disk, a tarpit:
+# they run next, alone, so that the other suites' load cannot make a correct server look late.
+alone="PostgresOutageTests|SlowPushServiceTests|SlowWebPushServiceTests|DiskFullTests|HostilePushServiceTests"
+stage "swift tests (debug)" swift_tests --skip "CrashSafetyTests|LimiterMemoryTests|$alone"
+stage "outage and slow-peer tests (debug, alone)" swift_tests --filter "$alone"
 # The instruction-count guard counts what ships: the release build (make check's crash test reuses it).
 stage "release build of herald-costs" "$swift" build -c release --product herald-costs
 stage "instruction counts (callgrind)" ./scripts/costs/check.sh "$("$swift" build -c release --show-bin-path)/herald-costs"
@@ -148,7 +153,7 @@ if [[ "$mode" == check ]]; then
     stage "release build of herald" "$swift" build -c release --product herald
     release_bin="$("$swift" build -c release --show-bin-path)/herald"
     export HERALD_TEST_RELEASE_BINARY="$release_bin"
-    stage "crash test (release binary)" swift_tests --filter CrashSafetyTests
+    stage "crash and limiter tests (release binary)" swift_tests --filter "CrashSafetyTests|LimiterMemoryTests"
     if [[ "${HERALD_SKIP_FUZZ:-0}" == 1 ]]; then
         skipped "fuzz (libFuzzer, 30 s per target)" "HERALD_SKIP_FUZZ=1" "the parsers were NOT fuzzed"
     else

@@ -25,9 +25,9 @@ import Testing
         let second = try ServerProcess(databasePath: database)
         let started = Date()
         try second.launch()
-        let status = try await second.waitForExit(timeout: 10)
+        let status = try await second.waitForExit(timeout: 60)
         #expect(status == 1)
-        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(Date().timeIntervalSince(started) < 60, "refused at once; the bound is loose for a loaded machine")
         let lines = second.log.split(separator: "\n").filter { !$0.isEmpty }
         #expect(lines.count == 1, "\(second.log)")
         let line = String(lines.first ?? "")

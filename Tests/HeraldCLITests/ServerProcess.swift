@@ -44,7 +44,9 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts the server and waits for its "listening" line.
     func start() async throws {
         try launch()
-        let deadline = Date().addingTimeInterval(30)
+        // Generous: under make test's parallel suites a debug server on two busy cores was seen to take
+        // over 30 s to print its line.
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             if let port = collected.listeningPort() {
                 self.port = port

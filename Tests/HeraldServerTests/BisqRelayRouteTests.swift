@@ -202,7 +202,7 @@ import Testing
         #expect(try await outbox(fixture.state).drainOnce() == 1)
         let recorded = ContinuousClock.now
         #expect(await answer == sent)
-        #expect(ContinuousClock.now - recorded < .seconds(2), "woken by the outcome, not by the 30 s read")
+        #expect(ContinuousClock.now - recorded < .seconds(10), "woken by the outcome, not by the 30 s read")
         #expect(fixture.state.pushOutcomes.count == 0)
 
         let otherNode = ServerState(
@@ -214,7 +214,7 @@ import Testing
         #expect(try await outbox(otherNode).drainOnce() == 1)
         #expect(await other == sent)
         let took = ContinuousClock.now - began
-        #expect(took >= .milliseconds(900) && took < .seconds(5), "\(took)")
+        #expect(took >= .milliseconds(900) && took < .seconds(9), "\(took)")
         try await store.close()
         try? FileManager.default.removeItem(atPath: fixture.folder)
     }

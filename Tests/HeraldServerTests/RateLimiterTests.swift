@@ -43,10 +43,13 @@ import Testing
     @Test func theTableHoldsAtMostItsCapacityWhateverTheClients() {
         let limiter = Self.limiter(capacity: 4096)
         #expect(limiter.capacity == 4096)
+        // One #expect for the loop: 150,000 of them cost the suites beside this one seconds of both cores.
+        var refused = 0
         for client in 0..<150_000 {
             let bytes = [10, UInt8(client >> 16), UInt8((client >> 8) & 0xff), UInt8(client & 0xff)]
-            #expect(limiter.acquire(address: bytes, now: Self.start) == nil)
+            if limiter.acquire(address: bytes, now: Self.start) != nil { refused += 1 }
         }
+        #expect(refused == 0)
         #expect(limiter.trackedCount == 4096)
         #expect(limiter.tableBytes == 4096 * 32)
     }

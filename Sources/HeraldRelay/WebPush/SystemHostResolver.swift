@@ -40,7 +40,7 @@ public struct SystemHostResolver: HostResolver {
         return try await Deadline.race(
             within: timeout,
             late: {
-                LookupFailure(description: "cannot resolve \(host): no answer within \(timeout.components.seconds) s")
+                LookupFailure(description: "cannot resolve \(host): no answer within \(timeout)")
             }
         ) { try await Self.pool.runIfActive { try lookup(host) } }
     }
