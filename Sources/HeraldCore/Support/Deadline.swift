@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// An answer within a deadline whatever the work does meanwhile. A store call must be answered within
 /// the connect timeout (docs/protocol.md §3: postgres-nio queues a lease for up to a minute while its
@@ -7,6 +7,10 @@ import Synchronization
 /// own, and the caller is answered by whichever ends first, the work or the timer. Work that loses is
 /// cancelled and left to end by itself; its result is dropped.
 public enum Deadline {
+    // Inlinable, so that each caller gets it specialized: unspecialized, every call looked up the
+    // generic metadata of its continuation, result and race box at run time (about 8,000 instructions
+    // a push in the instruction-count guard).
+    @inlinable
     public static func race<T: Sendable>(
         within timeout: Duration, late: @escaping @Sendable () -> any Error,
         _ work: @escaping @Sendable () async throws -> T
@@ -33,8 +37,11 @@ public enum Deadline {
     }
 
     /// Who answers the caller (taken once, by the work or the timer), and the two tasks.
-    private final class Race<T: Sendable>: Sendable {
-        let answer = Mutex<CheckedContinuation<T, any Error>?>(nil)
-        let tasks = Mutex<(work: Task<Void, Never>?, timer: Task<Void, Never>?)>((nil, nil))
+    @usableFromInline
+    final class Race<T: Sendable>: Sendable {
+        @usableFromInline let answer = Mutex<CheckedContinuation<T, any Error>?>(nil)
+        @usableFromInline let tasks = Mutex<(work: Task<Void, Never>?, timer: Task<Void, Never>?)>((nil, nil))
+
+        @usableFromInline init() {}
     }
 }
