@@ -75,7 +75,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Waits for exit; returns the exit status (or the signal number for a signalled process).
-    func waitForExit(timeout: Double = 20) async throws -> Int32 {
+    func waitForExit(timeout: Double = 60) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning {
