@@ -108,7 +108,9 @@ public struct PushOutboxService: Service {
                         }
                     }
                 }
-                if inFlight == 0 && !committing {
+                // Idle: wait for a signal here, unless the wake-up task below already waits for it (the
+                // signal would go to that task, and this wait would sit out the idle poll).
+                if inFlight == 0 && !committing && !wakePending {
                     await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
                     continue
                 }
