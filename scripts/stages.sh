@@ -140,9 +140,10 @@ else
 fi
 # The crash test kills a release binary: make check runs it, after its own build.
 # The crash test and the limiter's memory test drive the release binary: make check runs them. The
-# outage and slow-peer tests time what servers answer under a database stop, a full disk, a tarpit:
-# they run next, alone, so that the other suites' load cannot make a correct server look late.
-alone="PostgresOutageTests|SlowPushServiceTests|SlowWebPushServiceTests|DiskFullTests|HostilePushServiceTests"
+# outage and slow-peer tests time what servers answer under a database stop, a full disk, a tarpit,
+# and the metering tests sign 20,000 envelopes and run 300,000 limiter rounds on both cores: they run
+# next, alone, so that neither makes the other suites' servers and deadlines look late.
+alone="PostgresOutageTests|SlowPushServiceTests|SlowWebPushServiceTests|DiskFullTests|HostilePushServiceTests|MeteredReadsTests|RateLimiterTests"
 stage "swift tests (debug)" swift_tests --skip "CrashSafetyTests|LimiterMemoryTests|$alone"
 stage "outage and slow-peer tests (debug, alone)" swift_tests --filter "$alone"
 # The instruction-count guard counts what ships: the release build (make check's crash test reuses it).
