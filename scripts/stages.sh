@@ -138,7 +138,6 @@ if [[ "${HERALD_SKIP_POSTGRES:-0}" == 1 ]]; then
 else
     stage "postgres (throwaway cluster)" start_postgres
 fi
-# The crash test kills a release binary: make check runs it, after its own build.
 # The crash test and the limiter's memory test drive the release binary: make check runs them. The
 # outage and slow-peer tests time what servers answer under a database stop, a full disk, a tarpit,
 # and the metering tests sign 20,000 envelopes and run 300,000 limiter rounds on both cores: they run
