@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
+        .library(name: "HeraldStoreSQLite", targets: ["HeraldStoreSQLite"]),
         .library(name: "HeraldStorePostgres", targets: ["HeraldStorePostgres"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldInbox", targets: ["HeraldInbox"]),
@@ -62,17 +63,31 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Storage behind a small protocol; the embedded default is SQLite through GRDB (WAL).
+        // The store's contract: protocols by role, records, outcomes, StoreError, and the planner that
+        // decides every rule of PROTOCOL §4 once, above the backends. No database engine here.
         .target(
             name: "HeraldStore",
             dependencies: [
                 "HeraldCore",
+                // Each backend is a Service: it runs while the server does and closes at its end.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The embedded default: SQLite through GRDB (WAL), one group-commit writer, migrations, the WAL
+        // checkpointer and the writer's thread priority.
+        .target(
+            name: "HeraldStoreSQLite",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 // Only to answer a writer's waiters on their own event loop (WaiterHome).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -86,6 +101,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -150,6 +166,9 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
+                // Only StoreFactory names the backends.
+                "HeraldStoreSQLite",
+                "HeraldStorePostgres",
                 "HeraldRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -172,7 +191,6 @@ let package = Package(
                 "HeraldServer",
                 "HeraldRelay",
                 "HeraldInbox",
-                "HeraldStorePostgres",
                 "HeraldTesting",
                 "CSecp256k1",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -220,7 +238,7 @@ let package = Package(
         .testTarget(
             name: "HeraldStoreTests",
             dependencies: [
-                "HeraldStore", "HeraldStorePostgres", "HeraldCore",
+                "HeraldStore", "HeraldStoreSQLite", "HeraldStorePostgres", "HeraldCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -241,7 +259,7 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldCore", "HeraldRelay", "HeraldTesting",
+                "HeraldServer", "HeraldStore", "HeraldStoreSQLite", "HeraldCore", "HeraldRelay", "HeraldTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ],

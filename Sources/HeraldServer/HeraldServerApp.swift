@@ -65,7 +65,7 @@ public enum HeraldServerApp {
         ServiceGroup(
             configuration: .init(
                 services: [
-                    .init(service: StoreLifetimeService(state: state)),
+                    .init(service: state.store),
                     .init(service: makeApplication(state, providers: providers, onListening: onListening)),
                     .init(
                         service: PushOutboxService(

@@ -1,16 +1,32 @@
 public import HeraldCore
+public import ServiceLifecycle
 
-/// What the server needs from storage. Small and free of SQLite types, so that a PostgreSQL
-/// implementation for multi-node deployments can sit beside the embedded SQLite one.
+/// What the server needs from storage: every role below, on one database. Each backend
+/// (`HeraldStoreSQLite`, `HeraldStorePostgres`) is a `Service`: it runs until the server shuts down and
+/// then closes, after in-flight requests drained.
 ///
 /// Every method that changes state returns only after the change is durable (committed and
-/// synced): an acknowledged write survives a crash.
-public protocol HeraldStore: RelayStore, RetentionStore {
+/// synced): an acknowledged write survives a crash. A backend decides no rule of docs/protocol.md §4:
+/// the planners (`DeviceChangePlanner`, `NotificationPlanner`, `SubscriptionChangePlanner`) do, from
+/// what the backend read inside the write's transaction, and the backend writes their plan.
+///
+/// The roles are split as GRDB splits `DatabaseReader` from `DatabaseWriter`, so that a part of the
+/// server can name the one it uses.
+public protocol HeraldStore:
+    BindingStore, ChannelStore, NotificationStore, OutboxStore, RelayStore, RetentionStore, MaintenanceStore,
+    StoreDiagnostics, Service
+{}
+
+/// Device bindings (PROTOCOL §4.1 `DeviceBinding`, §9 Web Push) and the wallets' public keys.
+public protocol BindingStore: Sendable {
     /// Applies a verified device binding change and records its nonce, atomically: both or neither.
     func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome
 
     /// The public key recovered from the wallet's verified signatures, if any.
     func publicKey(of wallet: EthereumAddress) async throws -> PublicKey?
+
+    /// Remembers a wallet's public key from a verified signature that changed nothing else (FeedAccess).
+    func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws
 
     /// Every binding of a wallet, oldest first.
     func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord]
@@ -22,27 +38,15 @@ public protocol HeraldStore: RelayStore, RetentionStore {
     /// Total number of bindings (for metrics and operators).
     func bindingCount() async throws -> Int
 
-    /// Forgets nonces whose operations can no longer be valid (`expiresAt + skew < now`).
-    func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int
+    /// Deletes every binding of a dead device token (any wallet); its queued pushes are dropped when
+    /// they come due. Returns how many bindings were deleted.
+    func removeBindings(platform: Platform, deviceToken: String) async throws -> Int
+}
 
-    /// Deletes bindings not refreshed since `cutoff` (Unix seconds).
-    func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int
-
-    /// Deletes outbox rows that are finished (sent, failed, pruned) and were queued before `cutoff`.
-    /// Queued pushes are never deleted here, however old.
-    func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int
-
-    /// Throws when storage does not answer (for `GET /healthz`).
-    func checkHealth() async throws
-
-    /// What the group-commit writer has done since the store opened (for `/metrics`).
-    var writerStatistics: WriterStatistics.Snapshot { get }
-
+/// Channels (operators' `herald channel add`) and who subscribes to them.
+public protocol ChannelStore: Sendable {
     /// Applies a verified subscribe / unsubscribe and records its nonce, atomically.
     func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome
-
-    /// Remembers a wallet's public key from a verified signature that changed nothing else (FeedAccess).
-    func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws
 
     /// Adds or updates a channel (operators, `herald channel add`).
     func saveChannel(_ channel: ChannelRecord) async throws
@@ -58,17 +62,22 @@ public protocol HeraldStore: RelayStore, RetentionStore {
 
     /// A subscriber's subscriptions, oldest first.
     func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord]
+}
 
+/// Notifications and the feeds they fill.
+public protocol NotificationStore: Sendable {
     /// Stores a verified notification: items, outbox rows and the spent nonce in one transaction.
     func submit(_ notification: NotificationSubmission) async throws -> NotificationOutcome
 
     /// A page of a wallet's feed, newest first (`sid` descending), with the size of the whole set.
     func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage
 
-    /// Queued pushes due at `now` (Unix seconds), oldest first, at most `limit`; only those for
-    /// `platforms` when given (each provider has its own worker).
-    func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush]
+    /// A feed item's sender, recipient and the state of each of its pushes; nil for an unknown sid.
+    func pushReport(sid: Int64) async throws -> PushReport?
+}
 
+/// The push outbox: durable rows, claimed with leases by the workers of every node.
+public protocol OutboxStore: Sendable {
     /// Claims up to `limit` queued pushes due at `now` (of `platforms`, when given) for `owner` until
     /// `leaseUntil` (Unix seconds), oldest first: no other claim returns them until the lease passes or
     /// their outcome is recorded. This is how several workers, on one node or many, share one outbox
@@ -78,20 +87,16 @@ public protocol HeraldStore: RelayStore, RetentionStore {
     )
         async throws -> [QueuedPush]
 
-    /// Deletes every binding of a dead device token (any wallet); its queued pushes are dropped when
-    /// they come due. Returns how many bindings were deleted.
-    func removeBindings(platform: Platform, deviceToken: String) async throws -> Int
-
     /// Records what delivery attempts did, in one transaction, and ends their claims. With `owner`, only
     /// pushes that node still holds are touched: a send that outlived its lease, while another node
     /// claimed the push again, must not clear that node's claim or overwrite its outcome.
     func record(_ results: [PushAttemptResult], owner: String?) async throws
 
-    /// A feed item's sender, recipient and the state of each of its pushes; nil for an unknown sid.
-    func pushReport(sid: Int64) async throws -> PushReport?
-
     /// Pushes still queued (the outbox's depth), counted on its partial index.
     func queuedPushCount() async throws -> Int
+
+    /// Outbox rows by status (`queued`, `sent`, `failed`, `pruned`), for metrics and operators.
+    func pushCounts() async throws -> [String: Int]
 
     /// Queues a Bisq relay push (PROTOCOL §8), durably, with no binding and no feed item; returns its
     /// outbox id.
@@ -100,12 +105,44 @@ public protocol HeraldStore: RelayStore, RetentionStore {
     /// Where one outbox row stands (for the Bisq POST routes, which wait for the first attempt); nil for
     /// an unknown id.
     func pushState(id: Int64) async throws -> PushState?
+}
 
-    /// Outbox rows by status (`queued`, `sent`, `failed`, `pruned`), for metrics and operators.
-    func pushCounts() async throws -> [String: Int]
+/// What the pruning service and the server's start and end need.
+public protocol MaintenanceStore: Sendable {
+    /// Readies the store for `herald serve`, before its workers start. SQLite (one server per file, a
+    /// lock held while it serves) voids claims an earlier run of the server left when it was killed, so
+    /// that their pushes go now rather than once their lease passed; returns how many. PostgreSQL, shared
+    /// by several live nodes, voids nothing.
+    func prepareToServe() async throws -> Int
 
-    /// Flushes and closes. Further calls fail.
+    /// Forgets nonces whose operations can no longer be valid (`expiresAt + skew < now`).
+    func pruneNonces(expiredBefore cutoff: Int64) async throws -> Int
+
+    /// Deletes bindings not refreshed since `cutoff` (Unix seconds).
+    func pruneBindings(lastSeenBefore cutoff: Int64) async throws -> Int
+
+    /// Deletes outbox rows that are finished (sent, failed, pruned) and were queued before `cutoff`.
+    /// Queued pushes are never deleted here, however old.
+    func pruneFinishedPushes(queuedBefore cutoff: Int64) async throws -> Int
+
+    /// Throws when storage does not answer (for `GET /healthz`).
+    func checkHealth() async throws
+
+    /// Flushes and closes. Further calls fail with `StoreError.storeClosed`.
     func close() async throws
+}
+
+/// The engine's own figures, for `/metrics`; nothing in them is part of the contract's behaviour.
+public protocol StoreDiagnostics: Sendable {
+    /// What the group-commit writer has done since the store opened.
+    var writerStatistics: WriterStatistics.Snapshot { get }
+}
+
+/// What tests read to look at the outbox without claiming it. Not part of the contract the server uses.
+package protocol OutboxInspection: Sendable {
+    /// Queued pushes due at `now` (Unix seconds), oldest first, at most `limit`; only those for
+    /// `platforms` when given.
+    func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush]
 }
 
 /// A device binding as stored.
@@ -187,55 +224,16 @@ public enum DeviceChangeOutcome: Sendable, Hashable {
     case overLimit
 }
 
-/// A storage failure, with what kind it is, set by each backend from what its engine said, so that the
-/// server can tell "the database is down, retry" (503 `unavailable`, docs/protocol.md §3) from a bug
-/// (500 `internal`).
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        /// Storage does not answer now and may later, with nothing wrong in the request: the server is
-        /// down or restarting, no connection within the connect timeout, the disk full, the file locked
-        /// or failing I/O. Nothing was stored.
-        case unavailable
-        /// The store was closed: the process is shutting down.
-        case closed
-        /// The write lost to another one in a way it cannot settle itself (a key taken meanwhile).
-        case conflict
-        /// Stored data is damaged, or the database is not one of Herald's.
-        case corrupt
-        /// Anything else: a fault in Herald itself.
-        case `internal`
-    }
-
-    public let code: Code
-    public let description: String
-
-    public init(_ code: Code, _ description: String) {
-        self.code = code
-        self.description = description
-    }
-
-    /// A fault of Herald's own (an outcome of the wrong kind, a statement that returned nothing).
-    public init(_ description: String) { self.init(.internal, description) }
-
-    /// The store refuses calls once closed.
-    public static let storeClosed = StoreError(.closed, "the store is closed")
-
-    /// Whether the same call may succeed later without anything changing in it: answered `503` with
-    /// `Retry-After`, and the background services try again.
-    public var isTransient: Bool { code == .unavailable || code == .closed }
-
-    /// This failure with `context` in front of its description, its code kept.
-    public func explained(_ context: String) -> StoreError { StoreError(code, context + description) }
-}
-
-extension HeraldStore {
+extension OutboxStore {
     /// Records outcomes whoever holds the claims (tests, tools).
     public func record(_ results: [PushAttemptResult]) async throws {
         try await record(results, owner: nil)
     }
+}
 
+extension OutboxInspection {
     /// Due pushes of every platform.
-    public func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush] {
+    package func duePushes(now: Int64, limit: Int) async throws -> [QueuedPush] {
         try await duePushes(now: now, limit: limit, platforms: nil)
     }
 }

@@ -25,7 +25,7 @@ extension PostgresHeraldStore {
     }
 
     /// Queued pushes due at `now`, oldest first, read without claiming them.
-    public func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
+    package func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
         try await perform { [self] in
             try await client.query(
                 """
@@ -212,3 +212,5 @@ enum QueuedPushColumns {
         return WebPushSubscription(storedEndpoint: try row.text(4), p256dh: p256dh, auth: auth)
     }
 }
+
+extension PostgresHeraldStore: OutboxInspection {}

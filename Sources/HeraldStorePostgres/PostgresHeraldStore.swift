@@ -2,6 +2,7 @@ public import HeraldCore
 public import HeraldStore
 public import Logging
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
 /// The store on PostgreSQL, for several Herald nodes on one database. The database judges what one
@@ -181,6 +182,24 @@ public final class PostgresHeraldStore: HeraldStore {
         runTask.cancel()
         await runTask.value
     }
+
+    /// Open while the server runs; closed at its graceful shutdown, after in-flight requests drained.
+    /// The pool's own `run()` is this store's child task from `open` to `close` rather than a service
+    /// of the group: `open` migrates before it returns (the HTTP server must not bind before the schema is
+    /// current), and the CLI's one-shot commands (`herald channel add`) use a store without any group.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        do {
+            try await close()
+            logger.info("storage closed")
+        } catch {
+            logger.error("closing storage failed: \(error)")
+        }
+    }
+
+    /// Nothing to void: several live nodes share the outbox, and a claim another node holds is its own
+    /// until its lease passes.
+    public func prepareToServe() async throws -> Int { 0 }
 
     // MARK: Helpers
 

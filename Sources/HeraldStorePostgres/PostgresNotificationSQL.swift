@@ -7,7 +7,7 @@ import PostgresNIO
 /// All of it commits together or not at all.
 extension PostgresWriteSQL {
     mutating func submit(_ submission: NotificationSubmission) async throws -> NotificationOutcome {
-        let digest = nonceDigest(signer: submission.channel, nonce: submission.nonce)
+        let digest = NonceDigest(signer: submission.channel, nonce: submission.nonce).bytes
         guard try await spend(digest, retainedUntil: submission.nonceRetainedUntil) else { return .replayed }
         let channel = try await connection.query(
             "SELECT name, icon, url FROM channels WHERE address = \(bytea(submission.channel))", logger: logger

@@ -66,85 +66,11 @@ extension PostgresRowSequence {
     }
 }
 
-/// 128 bits identifying a (signer, nonce) pair: keccak256(signer ‖ nonce as 32 bytes)[0..<16], the
-/// digest the SQLite store keeps too, so that both backends judge the same pair the same way.
-func nonceDigest(signer: EthereumAddress, nonce: UInt256) -> [UInt8] {
-    Array(Keccak256.hash(signer.bytes + nonce.bigEndianBytes).prefix(16))
-}
-
 /// The advisory lock key of a wallet: its first 8 bytes (an address is a hash, so these are as good as
 /// any hash of it). Writes lock their signer with it, so that the binding limit's count and the insert
 /// that follows are one step across every node.
 func walletLockKey(_ wallet: EthereumAddress) -> Int64 {
     Int64(bitPattern: wallet.bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
-}
-
-/// A bounded set of wallets whose public key is known to be stored. Only ever a shortcut: forgetting
-/// an entry costs one `INSERT … ON CONFLICT DO NOTHING`, never correctness (a wallet's key never changes).
-///
-/// An entry lasts one to two `generation`s: retention on another node may delete the key of a wallet
-/// this node still remembers (one with nothing else stored), and the wallet's next signature after its
-/// entry has lapsed stores the key again. A node deleting keys forgets them at once (`remove`).
-final class KnownWalletKeys: Sendable {
-    static let capacity = 100_000
-    static let generation: Duration = .seconds(12 * 3600)
-
-    private struct Generations {
-        var current: Set<EthereumAddress> = []
-        var previous: Set<EthereumAddress> = []
-        var started: ContinuousClock.Instant
-
-        /// Drops what is older than a generation once the current one is over.
-        mutating func age(now: ContinuousClock.Instant, generation: Duration) {
-            guard now - started >= generation else { return }
-            previous = now - started >= generation * 2 ? [] : current
-            current = []
-            started = now
-        }
-    }
-
-    private let wallets: Mutex<Generations>
-    private let generation: Duration
-    private let clock: @Sendable () -> ContinuousClock.Instant
-
-    init(
-        generation: Duration = KnownWalletKeys.generation,
-        clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
-    ) {
-        self.generation = generation
-        self.clock = clock
-        wallets = Mutex(Generations(started: clock()))
-    }
-
-    func contains(_ wallet: EthereumAddress) -> Bool {
-        let now = clock()
-        return wallets.withLock { wallets in
-            wallets.age(now: now, generation: generation)
-            return wallets.current.contains(wallet) || wallets.previous.contains(wallet)
-        }
-    }
-
-    func insert(_ added: some Collection<EthereumAddress>) {
-        guard !added.isEmpty else { return }
-        let now = clock()
-        wallets.withLock { wallets in
-            wallets.age(now: now, generation: generation)
-            if wallets.current.count + added.count > Self.capacity {
-                wallets.current.removeAll(keepingCapacity: true)
-                wallets.previous = []
-            }
-            wallets.current.formUnion(added)
-        }
-    }
-
-    /// Forgets wallets whose key was deleted (retention), so that their next signature stores it again.
-    func remove(_ removed: some Collection<EthereumAddress>) {
-        guard !removed.isEmpty else { return }
-        wallets.withLock { wallets in
-            wallets.current.subtract(removed)
-            wallets.previous.subtract(removed)
-        }
-    }
 }
 
 /// How PostgreSQL errors are told apart and described.

@@ -83,7 +83,7 @@ struct PostgresWriteSQL {
     /// when the change will be made (a refresh, or an insert under the limit, judged on the snapshot
     /// the signer's lock keeps still), so a refused change spends nothing without a second statement.
     mutating func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
-        let digest = bytea(nonceDigest(signer: change.wallet, nonce: change.nonce))
+        let digest = bytea(NonceDigest(signer: change.wallet, nonce: change.nonce).bytes)
         let wallet = bytea(change.wallet)
         let platform = change.platform.rawValue
         let token = change.deviceToken
@@ -167,7 +167,7 @@ struct PostgresWriteSQL {
     }
 
     mutating func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome {
-        let digest = nonceDigest(signer: change.subscriber, nonce: change.nonce)
+        let digest = NonceDigest(signer: change.subscriber, nonce: change.nonce).bytes
         guard try await spend(digest, retainedUntil: change.nonceRetainedUntil) else { return .replayed }
         let channel = bytea(change.channel)
         let subscriber = bytea(change.subscriber)

@@ -42,7 +42,7 @@ struct CostsWorkload {
         configuration.rateLimit = 0
         // The defaults otherwise: setup confirmations on, as a server runs.
         let logger = Logger(label: "herald.costs", factory: { _ in SwiftLogNoOpLogHandler() })
-        let store = try SQLiteHeraldStore(path: configuration.databasePath, logger: logger)
+        let store = try await StoreFactory.open(configuration.databasePath, logger: logger)
         let state = ServerState(configuration: configuration, store: store, logger: logger, clock: { Self.now })
         let responder = HeraldServerApp.makeRouter(state).buildResponder()
         let channelKey = try Self.key("channel")

@@ -302,4 +302,6 @@ struct FailingStore: HeraldStore {
     }
     func pruneWalletKeys(storedBefore cutoff: Int64) async throws -> Int { throw failure }
     func close() async throws {}
+    func prepareToServe() async throws -> Int { throw failure }
+    func run() async throws {}
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldStoreSQLite
 import Testing
 
 @testable import HeraldServer

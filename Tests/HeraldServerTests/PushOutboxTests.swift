@@ -103,7 +103,7 @@ final class RecordingProvider: PushProvider {
             // Not due yet: Retry-After pushed it past the fixed clock.
             #expect(try await service.drainOnce() == 0)
             #expect(try await state.store.pushCounts() == ["queued": 1])
-            let due = try await state.store.duePushes(now: F.now + 6000, limit: 10)
+            let due = try await #require(state.store as? any OutboxInspection).duePushes(now: F.now + 6000, limit: 10)
             #expect(due.first?.attempts == 1)
         }
     }

@@ -3,6 +3,7 @@ import HTTPTypes
 import HeraldCore
 import HeraldServer
 import HeraldStore
+import HeraldStoreSQLite
 import Hummingbird
 import HummingbirdTesting
 import NIOCore

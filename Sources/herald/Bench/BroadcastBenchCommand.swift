@@ -36,7 +36,7 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
         if given != nil && rounds > 0 && self.database == nil {
             throw CLIError(.usage, "--channel seeds a database to send to: give --database too")
         }
-        let store = try await StoreFactory.open(path)
+        let store = try await CommandStore.open(path)
         let channel = try BenchWallets.channel()
         let address = given ?? channel.address
         try await store.saveChannel(BenchWallets.channelRecord(address))

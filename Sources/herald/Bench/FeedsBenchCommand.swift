@@ -35,7 +35,7 @@ struct FeedsBenchCommand: AsyncParsableCommand {
         let keys = try (0..<wallets).map(BenchWallets.subscriber)
         let addresses = keys.map(\.address)
         if let writeHeaders { try write(keys, to: writeHeaders) }
-        let store = try SQLiteHeraldStore(path: database)
+        let store = try await CommandStore.open(database)
         let first = try await store.feed(of: addresses[0], spam: false, limit: limit, offset: 0)
         guard first.total > 0 else {
             throw CLIError(.usage, "the bench subscribers have no items: run `herald bench broadcast` first")

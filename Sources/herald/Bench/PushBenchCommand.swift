@@ -75,7 +75,7 @@ struct PushBenchCommand: AsyncParsableCommand {
 
     /// The queued pushes: the broadcast bench's subscribers and one broadcast, at the store.
     private func seed(_ database: String) async throws {
-        let store = try await StoreFactory.open(database)
+        let store = try await CommandStore.open(database)
         let channel = try BenchWallets.channel()
         try await store.saveChannel(BenchWallets.channelRecord(channel.address))
         let seeding = ProgressLine("seeding", total: pushes, unit: "subscribers", json: global.json)

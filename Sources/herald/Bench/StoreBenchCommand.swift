@@ -26,7 +26,7 @@ struct StoreBenchCommand: AsyncParsableCommand {
         let folder = NSTemporaryDirectory() + "herald-bench-store-\(UUID().uuidString)"
         let path = database ?? folder + "/bench.sqlite"
         defer { if database == nil { try? FileManager.default.removeItem(atPath: folder) } }
-        let store = try await StoreFactory.open(path, poolSize: 16)
+        let store = try await CommandStore.open(path, poolSize: 16)
         let key = PrivateKey.generate()
         let walletCount = wallets ?? max(1, changes / 16)
         let addresses = try (0..<walletCount).map { _ in try EthereumAddress(bytes: SecureRandom.bytes(20)) }

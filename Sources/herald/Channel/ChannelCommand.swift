@@ -26,7 +26,7 @@ struct DatabaseOption: ParsableArguments {
         let database =
             database ?? ProcessInfo.processInfo.environment["HERALD_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
             ?? "./herald-data/herald.sqlite"
-        return try await StoreFactory.open(database, poolSize: 2)
+        return try await CommandStore.open(database, poolSize: 2)
     }
 }
 

@@ -37,9 +37,6 @@ struct ServeCommand: AsyncParsableCommand {
         // EFBIG, which storage reports as unavailable (503), instead of killing the server with SIGXFSZ.
         signal(SIGXFSZ, SIG_IGN)
         var configuration = try await loadConfiguration()
-        // Before anything opens the database: a second server on the file would release this one's
-        // outbox claims and send their pushes again.
-        let serveLock = try Self.lockDatabase(configuration.databasePath)
         // With --port 0 and no audience, the default audience must name the port actually used:
         // pick a free one now, so that the audience is known before the verifier is built.
         if configuration.port == 0 && configuration.audience == nil {
@@ -49,13 +46,13 @@ struct ServeCommand: AsyncParsableCommand {
         // a request's handler then continues on the thread that read it, with no hand-off and back.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let logger = Self.bootstrapLogging(configuration)
-        let store = try await StoreFactory.open(
+        // Serving: a SQLite file is locked for this process first (a second server on it would void this
+        // one's outbox claims and send their pushes again), then claims of an earlier run are voided.
+        let store = try await CommandStore.open(
             configuration.databasePath, poolSize: configuration.databasePoolSize,
-            connectTimeoutSeconds: configuration.databaseConnectTimeoutSeconds, logger: logger)
-        if let embedded = store as? SQLiteHeraldStore {
-            let released = try await embedded.releaseClaims()
-            if released > 0 { logger.info("push outbox: \(released) claims of an earlier run released") }
-        }
+            connectTimeoutSeconds: configuration.databaseConnectTimeoutSeconds, serving: true, logger: logger)
+        let released = try await store.prepareToServe()
+        if released > 0 { logger.info("push outbox: \(released) claims of an earlier run released") }
         let providers: PushProviders
         do {
             providers = try PushProviderFactory.make(configuration, logger: logger)
@@ -84,18 +81,6 @@ struct ServeCommand: AsyncParsableCommand {
             try await group.run()
         } catch {
             throw CLIError(.unexpected, "server stopped: \(error)")
-        }
-        // Held until the server has stopped.
-        withExtendedLifetime(serveLock) {}
-    }
-
-    /// The SQLite file's serve lock (nil for PostgreSQL, whose nodes share the database by design).
-    static func lockDatabase(_ database: String) throws -> SQLiteServeLock? {
-        guard !StoreFactory.isPostgres(database) else { return nil }
-        do {
-            return try SQLiteServeLock(databasePath: database)
-        } catch {
-            throw CLIError(.unexpected, "\(error)")
         }
     }
 

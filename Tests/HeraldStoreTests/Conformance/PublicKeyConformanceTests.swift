@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldStoreSQLite
 import Testing
 
 /// The key a FeedAccess read remembers (PROTOCOL §3): written by the group-commit writer, sharing its

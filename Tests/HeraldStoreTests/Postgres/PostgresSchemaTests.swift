@@ -1,5 +1,6 @@
 import Foundation
 import HeraldStore
+import HeraldStoreSQLite
 import Testing
 
 @testable import HeraldStorePostgres

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import HeraldStore
+@testable import HeraldStoreSQLite
 
 /// Migration 0009 rebuilds `bindings` and `push_outbox` with CHECKs that SQLite evaluates without a
 /// temporary B-tree: every row survives, the rules still hold, and the hot statements plan none.

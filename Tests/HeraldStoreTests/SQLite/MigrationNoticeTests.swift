@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import HeraldStore
+@testable import HeraldStoreSQLite
 
 /// An upgrade that may copy whole tables says so before it starts; a new database is made silently.
 @Suite struct MigrationNoticeTests {

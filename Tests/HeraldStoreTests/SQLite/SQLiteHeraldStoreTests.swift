@@ -4,6 +4,7 @@ import HeraldCore
 import Testing
 
 @testable import HeraldStore
+@testable import HeraldStoreSQLite
 
 /// What only the embedded SQLite store has: its file's journal and sync settings, the schema files
 /// operators read, and voiding an earlier run's claims at start. Its `HeraldStore` behaviours are the
@@ -51,7 +52,7 @@ import Testing
             #expect(
                 try await store.claimDuePushes(now: 1_001, limit: 5, platforms: nil, owner: "c", leaseUntil: 1_200)
                     .isEmpty)
-            #expect(try await store.releaseClaims() == 3)
+            #expect(try await store.prepareToServe() == 3)
             let again = try await store.claimDuePushes(
                 now: 1_001, limit: 5, platforms: nil, owner: "c", leaseUntil: 1_200)
             #expect(Set(again.map(\.id)) == Set(claimed.map(\.id)))

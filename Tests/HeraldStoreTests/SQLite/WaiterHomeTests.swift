@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import HeraldStore
+@testable import HeraldStoreSQLite
 
 /// The writer answers a waiter on the event loop it came from, and only on loops that never shut down.
 @Suite struct WaiterHomeTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HeraldStore
+@testable import HeraldStoreSQLite
 
 #if canImport(Glibc)
 import Glibc

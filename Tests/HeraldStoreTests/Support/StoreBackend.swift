@@ -6,6 +6,7 @@ import Testing
 
 @testable import HeraldStore
 @testable import HeraldStorePostgres
+@testable import HeraldStoreSQLite
 
 /// The backends the conformance suite runs on: SQLite always, PostgreSQL too when the run has a server
 /// (`HERALD_TEST_POSTGRES_URL`). Every `HeraldStore` behaviour is one test taking a backend, so that
@@ -27,17 +28,20 @@ enum StoreBackend: String, Sendable, CaseIterable, CustomTestStringConvertible {
     }
 
     /// Runs `body` with a store on a fresh database of this backend, as `withDatabase`.
-    func withStore(_ body: (any HeraldStore) async throws -> Void) async throws {
+    func withStore(_ body: (any TestStore) async throws -> Void) async throws {
         try await withDatabase { database in try await body(try await database.openStore()) }
     }
 }
+
+/// A store as the tests see it: the contract, and the outbox inspection only tests use.
+typealias TestStore = HeraldStore & OutboxInspection
 
 /// One test's database, whatever the backend: what a test needs beyond the `HeraldStore` protocol.
 /// The two schemas share their table and column names, so the SQL here runs on both.
 protocol StoreDatabase: Sendable {
     /// A store on this database: the first, one more beside it (another process or node), or the
     /// same one opened again after it was closed. Closed when the test ends.
-    func openStore() async throws -> any HeraldStore
+    func openStore() async throws -> any TestStore
 
     /// Runs SQL on the database behind the stores' backs, as an operator would.
     func execute(_ sql: String) async throws
@@ -81,7 +85,7 @@ final class SQLiteTestDatabase: StoreDatabase {
         return store
     }
 
-    func openStore() async throws -> any HeraldStore { try open() }
+    func openStore() async throws -> any TestStore { try open() }
 
     /// A plain connection to this file (its folder made if no store made it yet), for tests that work
     /// below the store: migrating part of the way, reading the schema.
@@ -111,5 +115,5 @@ final class SQLiteTestDatabase: StoreDatabase {
 }
 
 extension TestDatabase: StoreDatabase {
-    func openStore() async throws -> any HeraldStore { try await open() }
+    func openStore() async throws -> any TestStore { try await open() }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldStore
 
 /// The SQL of one subscription change, inside the batch's transaction.
 enum SubscriptionSQL {
     static func apply(
-        _ change: SubscriptionChange, in db: Database, ledger: NonceLedger, knownKeys: KnownKeys,
+        _ change: SubscriptionChange, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
         batch: inout DeviceChangeSQL.BatchNonces
     ) throws -> SubscriptionChangeOutcome {
         let digest = NonceDigest(signer: change.subscriber, nonce: change.nonce)

@@ -1,4 +1,5 @@
 import GRDB
+import HeraldStore
 
 /// Schema migrations. A migration is never edited once shipped: changes are new migrations.
 /// The SQL is mirrored in `Schemas/sql/` for operators; a test keeps the two identical.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HeraldStore
 
 /// Copies the write-ahead log back into the database file from a connection and a thread of its own,
 /// so that the group-commit writer does not: SQLite's automatic checkpoint runs inside the COMMIT that

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+public import HeraldStore
 
 extension SQLiteHeraldStore {
     public func addInstallation(_ installation: RelayInstallation) async throws {

@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import HeraldStore
 
 /// What an SQLite failure means for the caller (docs/protocol.md §3): a database that cannot answer now
 /// (busy or locked past the busy timeout, a full disk, failing I/O, a file that cannot be opened) is

@@ -1,4 +1,5 @@
 import GRDB
+import HeraldStore
 import Synchronization
 
 /// Every read and write outside the group-commit writer goes through here, so that a closed store and

@@ -1,12 +1,13 @@
 import GRDB
 import HeraldCore
+import HeraldStore
 
 /// The SQL of one notification, inside the batch's transaction: the notification row, one feed item
 /// per recipient, one outbox row per binding of each recipient that is not spam, and the spent nonce.
 /// All of it commits together or not at all.
 enum NotificationSQL {
     static func apply(
-        _ submission: NotificationSubmission, in db: Database, ledger: NonceLedger, knownKeys: KnownKeys,
+        _ submission: NotificationSubmission, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
         batch: inout DeviceChangeSQL.BatchNonces
     ) throws -> NotificationOutcome {
         let digest = NonceDigest(signer: submission.channel, nonce: submission.nonce)

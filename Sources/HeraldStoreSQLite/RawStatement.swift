@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import HeraldStore
 
 /// Binds and steps one of GRDB's cached statements through the SQLite C API: the group-commit
 /// writer runs a handful of fixed statements per registration, and GRDB's general argument

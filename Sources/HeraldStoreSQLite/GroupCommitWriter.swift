@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldStore
 import Logging
 import NIOCore
 import Synchronization
@@ -28,7 +29,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let pool: DatabasePool
     let ledger: NonceLedger
     /// Wallets whose public key is known to be stored, so most changes skip that probe.
-    let knownKeys = KnownKeys()
+    let knownKeys = KnownWalletKeys()
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var pending: [Pending] = []
@@ -261,7 +262,7 @@ enum DeviceChangeSQL {
     /// Records a wallet's public key. A wallet's key never changes (the address is its hash), so the
     /// first one recorded stands, and wallets recorded recently need no probe at all.
     static func remember(
-        _ key: PublicKey, of wallet: EthereumAddress, now: Int64, in db: Database, knownKeys: KnownKeys,
+        _ key: PublicKey, of wallet: EthereumAddress, now: Int64, in db: Database, knownKeys: KnownWalletKeys,
         batch: inout BatchNonces
     ) throws {
         guard !batch.keysRemembered(wallet) && !knownKeys.contains(wallet) else { return }
@@ -299,7 +300,8 @@ enum DeviceChangeSQL {
     }
 
     static func apply(
-        _ change: DeviceChange, in db: Database, ledger: NonceLedger, knownKeys: KnownKeys, batch: inout BatchNonces
+        _ change: DeviceChange, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
+        batch: inout BatchNonces
     ) throws -> DeviceChangeOutcome {
         let digest = NonceDigest(signer: change.wallet, nonce: change.nonce)
         // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 public import HeraldCore
+public import HeraldStore
 public import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The embedded default store: SQLite in WAL mode through GRDB, `synchronous = FULL` so that a
@@ -19,22 +21,30 @@ public final class SQLiteHeraldStore: HeraldStore {
     let writer: GroupCommitWriter
     let checkpointer: WALCheckpointer
     private let logger: Logger
+    /// Held while `herald serve` uses the file; nil for the other commands, which may share it.
+    private let serveLock: Mutex<SQLiteServeLock?>
     /// Set by `close()`: later calls get `StoreError.storeClosed`, not GRDB's own error.
     let closed = Atomic<Bool>(false)
 
-    /// Opens (creating if needed) the database at `path` and runs pending migrations.
-    public convenience init(path: String, logger: Logger = Logger(label: "herald.store")) throws {
+    /// Opens (creating if needed) the database at `path` and runs pending migrations. With `serving`,
+    /// it first takes the file's serve lock (`SQLiteServeLock`), held until `close()`: a second server on
+    /// the file would void this one's outbox claims and send their pushes again.
+    public convenience init(path: String, serving: Bool = false, logger: Logger = Logger(label: "herald.store")) throws
+    {
+        let lock = serving ? try SQLiteServeLock(databasePath: path) : nil
         try self.init(
             path: path, logger: logger, checkpoints: WALCheckpointer.interval,
-            walRestartPages: WALCheckpointer.restartPages)
+            walRestartPages: WALCheckpointer.restartPages, serveLock: lock)
     }
 
     /// As above, with the checkpoint thread's rhythm set (tests: rounds and restarts that come sooner).
     init(
-        path: String, logger: Logger, checkpoints interval: TimeInterval, walRestartPages: Int
+        path: String, logger: Logger, checkpoints interval: TimeInterval, walRestartPages: Int,
+        serveLock: SQLiteServeLock? = nil
     ) throws {
         self.path = path
         self.logger = logger
+        self.serveLock = Mutex(serveLock)
         // Private whatever the umask: the folder 0700, the file 0600 before SQLite opens it (its -wal
         // and -shm take the file's mode).
         do {
@@ -321,5 +331,30 @@ public final class SQLiteHeraldStore: HeraldStore {
         checkpointer.stop()
         try pointReads.close()
         try pool.close()
+        // Released last: the next server on the file may start once nothing of this one writes.
+        serveLock.withLock { $0 = nil }
+    }
+
+    /// Open while the server runs; closed at its graceful shutdown, after in-flight requests drained
+    /// (the service group stops the HTTP server first).
+    public func run() async throws {
+        try? await gracefulShutdown()
+        do {
+            try await close()
+            logger.info("storage closed")
+        } catch {
+            logger.error("closing storage failed: \(error)")
+        }
+    }
+
+    /// Voids every claim on the outbox. A SQLite database has one server (its serve lock says so): at its
+    /// start, claims left by an earlier run of it (killed mid-send) belong to no one, and its pushes
+    /// should go now, not once the lease has passed.
+    public func prepareToServe() async throws -> Int {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE push_outbox SET claimed_until = NULL, claimed_by = NULL WHERE claimed_until IS NOT NULL")
+            return db.changesCount
+        }
     }
 }

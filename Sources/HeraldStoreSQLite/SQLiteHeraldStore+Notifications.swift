@@ -1,5 +1,6 @@
 import GRDB
 public import HeraldCore
+public import HeraldStore
 
 extension SQLiteHeraldStore {
     public func submit(_ notification: NotificationSubmission) async throws -> NotificationOutcome {
@@ -36,7 +37,7 @@ extension SQLiteHeraldStore {
         }
     }
 
-    public func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
+    package func duePushes(now: Int64, limit: Int, platforms: Set<Platform>? = nil) async throws -> [QueuedPush] {
         let selected = Self.platformList(platforms)
         return try await read { db in
             let due = try RawStatement(
@@ -83,17 +84,6 @@ extension SQLiteHeraldStore {
                     + "WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.next_attempt_at, o.id")
             read.bind(1, Self.jsonArray(ids))
             return try read.rows(Self.queuedPush)
-        }
-    }
-
-    /// Voids every claim on the outbox. A SQLite database has one server: at its start, claims left by an
-    /// earlier run of it (killed mid-send) belong to no one, and its pushes should go now, not once the
-    /// lease has passed. Only `herald serve` calls this, before its workers start.
-    public func releaseClaims() async throws -> Int {
-        try await write { db in
-            try db.execute(
-                sql: "UPDATE push_outbox SET claimed_until = NULL, claimed_by = NULL WHERE claimed_until IS NOT NULL")
-            return db.changesCount
         }
     }
 
@@ -330,3 +320,5 @@ extension SQLiteHeraldStore {
         }
     }
 }
+
+extension SQLiteHeraldStore: OutboxInspection {}

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+public import HeraldStore
 
 /// Retention on SQLite (`RetentionStore`): each transaction deletes at most `RetentionBatch.rows` items
 /// through the write lock, then gives it up, so registrations wait for one short batch at most.

@@ -2,9 +2,9 @@ import HeraldCore
 import Synchronization
 import Testing
 
-@testable import HeraldStorePostgres
+@testable import HeraldStore
 
-/// The PostgreSQL writer's cache of wallets whose key is stored: an entry lapses, so that a key another
+/// The writers' cache of wallets whose key is stored: an entry lapses, so that a key another
 /// node's retention deleted is stored again by the wallet's next signature here.
 @Suite struct KnownWalletKeysTests {
     final class TestClock: Sendable {
