@@ -1,11 +1,11 @@
-import HeraldStore
+package import HeraldStore
 import HeraldStorePostgres
-import Logging
+package import Logging
 
 /// The one place that turns a `--database` value into a store, for `serve`, `channel` and the benches:
 /// a `postgres://` (or `postgresql://`) URL selects PostgreSQL, anything else is a SQLite file.
-enum StoreFactory {
-    static func isPostgres(_ database: String) -> Bool {
+package enum StoreFactory {
+    package static func isPostgres(_ database: String) -> Bool {
         let lowered = database.lowercased()
         return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
     }
@@ -13,7 +13,7 @@ enum StoreFactory {
     /// Opens the store. A malformed URL is a usage error (exit 64); a database that cannot be reached or
     /// opened, or whose schema is newer than this herald's, exits 1 with one line naming it (a URL
     /// without its password).
-    static func open(
+    package static func open(
         _ database: String, poolSize: Int = 16, connectTimeoutSeconds: Int = 10,
         logger: Logger = Logger(label: "herald.store")
     ) async throws -> any HeraldStore {
@@ -38,7 +38,7 @@ enum StoreFactory {
     }
 
     /// How the database is named in output and logs: a URL never shows its password.
-    static func describe(_ database: String) -> String {
+    package static func describe(_ database: String) -> String {
         guard isPostgres(database) else { return database }
         return (try? PostgresURL(database))?.redacted ?? "a malformed postgres:// URL"
     }
