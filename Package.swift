@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldInbox", targets: ["HeraldInbox"]),
         .executable(name: "herald", targets: ["herald"]),
+        // Benchmarks and local fakes of the push services: beside `herald`, never in it (CLI.md).
+        .executable(name: "herald-dev", targets: ["herald-dev"]),
         .executable(name: "herald-costs", targets: ["herald-costs"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
         // The fuzz targets' entry points, shared by Fuzz/ (libFuzzer) and the replay tests.
@@ -183,6 +185,24 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What both executables share: global options, errors and exit codes, terminal output, progress
+        // lines, opening a store, the HTTP client and `main`. Package access only, no product.
+        .target(
+            name: "HeraldCLISupport",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                // StoreFactory, the one place that names a store backend.
+                "HeraldServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The shipped CLI and server. No test code: no HeraldTesting, no swift-certificates, no benchmarks.
         .executableTarget(
             name: "herald",
             dependencies: [
@@ -191,14 +211,34 @@ let package = Package(
                 "HeraldServer",
                 "HeraldRelay",
                 "HeraldInbox",
-                "HeraldTesting",
-                "CSecp256k1",
+                "HeraldCLISupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `herald-dev bench …` and `herald-dev fake-apns|fake-fcm|fake-webpush`: the benchmarks start the
+        // `herald` built beside it for `serve` and `inbox list`.
+        .executableTarget(
+            name: "herald-dev",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldServer",
+                "HeraldInbox",
+                "HeraldTesting",
+                "HeraldCLISupport",
+                "CSecp256k1",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -265,11 +305,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Drives the built `herald` binary; depending on it makes `swift test` build it first.
+        // Drives the built `herald` and `herald-dev` binaries; depending on them makes `swift test` build
+        // them first.
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "herald", "HeraldCore", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "herald", "herald-dev", "HeraldCLISupport", "HeraldCore", "HeraldTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

@@ -2,7 +2,7 @@ import Foundation
 
 /// This process's CPU time and resident memory, from `/proc/self/stat`, for `GET /metrics`'s standard
 /// `process_cpu_seconds_total` and `process_resident_memory_bytes`: what a benchmark or an operator needs
-/// to put a rate beside its cost (`herald bench register` prints the server's CPU per registration).
+/// to put a rate beside its cost (`herald-dev bench register` prints the server's CPU per registration).
 public enum ProcessStats {
     public struct Sample: Sendable {
         public let cpuSeconds: Double

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// The benchmarks print the figures docs/benchmarks.md quotes; these runs are tiny and assert what is
-/// printed, never how fast.
+/// The benchmarks (`herald-dev bench …`) print the figures docs/benchmarks.md quotes; these runs are tiny
+/// and assert what is printed, never how fast.
 @Suite struct BenchCommandsTests {
     @Test func benchLimiterPrintsTheTimePerRequestAndTheBucketsHeld() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(executable: "herald-dev")
         defer { cli.cleanUp() }
         let result = try cli.run(["bench", "limiter", "--clients", "3000", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func benchPushDeliversEveryPushAndPrintsTheCostsOfBothProcesses() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(executable: "herald-dev")
         defer { cli.cleanUp() }
         let result = try cli.run(["bench", "push", "--pushes", "60", "--concurrency", "8", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -41,7 +41,7 @@ import Testing
         let server = try ServerProcess(databasePath: folder + "/bench.sqlite")
         try await server.start()
         defer { server.kill(SIGKILL) }
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(executable: "herald-dev")
         defer { cli.cleanUp() }
         // Plain http://: the connections write the requests' bytes themselves (PlainHTTPLoad).
         let result = try cli.run([
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func benchPushRefusesNonsense() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(executable: "herald-dev")
         defer { cli.cleanUp() }
         #expect(try cli.run(["bench", "push", "--pushes", "0"]).status == 64)
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// Runs the built `herald` binary as a user would: its own process, environment, stdin, exit code.
+/// Runs the built `herald` binary (or `herald-dev`, for the benchmarks and fakes) as a user would: its
+/// own process, environment, stdin, exit code.
 struct CLIRunner {
     struct Output {
         let status: Int32
@@ -12,7 +13,8 @@ struct CLIRunner {
     let home: URL
     var environment: [String: String]
 
-    init(passphrase: String? = "correct horse ✓") throws {
+    init(passphrase: String? = "correct horse ✓", executable: String = "herald") throws {
+        self.executable = executable
         home = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
@@ -23,15 +25,19 @@ struct CLIRunner {
         self.environment = environment
     }
 
-    /// The `herald` executable next to the test bundle (SwiftPM puts both in the same bin folder).
-    static func binary() throws -> URL {
+    /// `herald`, or `herald-dev` for the benchmarks and the fakes.
+    let executable: String
+
+    /// The `herald` (or `herald-dev`) executable next to the test bundle (SwiftPM puts them in the same
+    /// bin folder).
+    static func binary(_ name: String = "herald") throws -> URL {
         let candidates = [
             URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent(),
             Bundle.main.bundleURL.deletingLastPathComponent(),
             Bundle.main.bundleURL,
-        ].map { $0.appendingPathComponent("herald") }
+        ].map { $0.appendingPathComponent(name) }
         let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-        return try #require(found, "the herald binary was not built next to the tests; run `swift build` first")
+        return try #require(found, "the \(name) binary was not built next to the tests; run `swift build` first")
     }
 
     @discardableResult
@@ -42,9 +48,9 @@ struct CLIRunner {
         let setsid = URL(fileURLWithPath: "/usr/bin/setsid")
         if FileManager.default.isExecutableFile(atPath: setsid.path) {
             process.executableURL = setsid
-            process.arguments = ["--wait", try Self.binary().path] + arguments
+            process.arguments = ["--wait", try Self.binary(executable).path] + arguments
         } else {
-            process.executableURL = try Self.binary()
+            process.executableURL = try Self.binary(executable)
             process.arguments = arguments
         }
         process.environment = environment

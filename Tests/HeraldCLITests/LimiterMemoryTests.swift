@@ -3,7 +3,7 @@ import HeraldTesting
 import Testing
 
 /// The per-IP limiter's memory, in a real `herald serve`: clients without number behind a trusted proxy
-/// cannot grow it past its table. The time per request is `herald bench limiter`'s to print (a timing
+/// cannot grow it past its table. The time per request is `herald-dev bench limiter`'s to print (a timing
 /// asserted here would fail on a loaded machine, not on a slow limiter); this asserts the bound. It
 /// drives the release binary when `HERALD_TEST_RELEASE_BINARY` names it: `make check` runs it there,
 /// after `make test`, since 150,000 requests to a debug build cost minutes of both cores.

@@ -1,7 +1,6 @@
 import Foundation
+import HeraldCLISupport
 import Testing
-
-@testable import herald
 
 /// Long commands show a progress line to a person at a terminal, and nothing to a pipe or `--json`.
 @Suite struct ProgressLineTests {
@@ -34,7 +33,7 @@ import Testing
     }
 
     @Test func aPipedStderrGetsNoProgressLine() throws {
-        let runner = try CLIRunner()
+        let runner = try CLIRunner(executable: "herald-dev")
         defer { runner.cleanUp() }
         let output = try runner.run(Self.bench)
         #expect(output.status == 0, "\(output.stderr)")
@@ -59,12 +58,13 @@ import Testing
         #expect(screen.contains("\"recoverRatioToBareC\""), "\(screen)")
     }
 
-    /// Runs herald with a pseudo-terminal for stdin, stdout and stderr (util-linux `script`), and
+    /// Runs herald-dev with a pseudo-terminal for stdin, stdout and stderr (util-linux `script`), and
     /// returns what the terminal received.
     static func underTerminal(_ arguments: [String]) throws -> String {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let command = ([try CLIRunner.binary().path] + arguments).map(Self.shellQuoted).joined(separator: " ")
+        let command = ([try CLIRunner.binary("herald-dev").path] + arguments).map(Self.shellQuoted).joined(
+            separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["--quiet", "--return", "--command", command, "/dev/null"]

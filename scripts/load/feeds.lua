@@ -1,5 +1,5 @@
 -- wrk script: GET feed pages with pre-signed FeedAccess headers, one "<path>\t<header>" per line,
--- as written by `herald bench feeds --write-headers FILE`.
+-- as written by `herald-dev bench feeds --write-headers FILE`.
 --   wrk -t1 -c16 -d10s --latency -s scripts/load/feeds.lua http://127.0.0.1:8080 -- feeds.txt
 local requests = {}
 local index = 0

@@ -13,6 +13,7 @@ seconds="${2:-10}"
 # Bodies per run: more than a run can send (a body sent twice is a 409).
 per_run="${HERALD_BENCH_BODIES:-150000}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$root/scripts/load/herald-dev.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-nodes-bench.XXXXXX")"
 cleanup() {
     [[ -f "$work/pids" ]] && kill $(cat "$work/pids") 2> /dev/null || true
@@ -46,7 +47,7 @@ serve() {
 # Bodies signed once for the audience every node shares; each run takes fresh ones (a replay is a 409).
 echo "signing bodies…" >&2
 first="$(serve signer "$work/signer.sqlite")"
-"$herald" bench register --server "$first" --requests $((per_run * 3)) --write-bodies "$work/all.jsonl" --sign-only \
+"$herald_dev" bench register --server "$first" --requests $((per_run * 3)) --write-bodies "$work/all.jsonl" --sign-only \
     > /dev/null
 kill "$(cat "$work/signer.pid")"
 split -l "$per_run" -d "$work/all.jsonl" "$work/bodies."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Delivery rate from the outbox to a local fake APNs (HTTP/2 over TLS), and the server's memory while
-# the pushes wait: seeds PUSHES queued pushes with `herald bench broadcast`, starts `herald fake-apns`
+# the pushes wait: seeds PUSHES queued pushes with `herald-dev bench broadcast`, starts `herald-dev fake-apns`
 # and the node(s) on that database, and times until the fake has accepted them all.
 #
 # Usage: scripts/load/push-bench.sh [HERALD_BINARY] [PUSHES] [CONCURRENCY] [BACKEND]
@@ -17,6 +17,7 @@ pushes="${2:-100000}"
 concurrency="${3:-100}"
 backend="${4:-sqlite}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$root/scripts/load/herald-dev.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-push-bench.XXXXXX")"
 cleanup() {
     kill $(jobs -p) 2> /dev/null || true
@@ -36,13 +37,13 @@ postgres | postgres-2)
 *) echo "BACKEND is sqlite, postgres, postgres-2 or upstream" >&2; exit 64 ;;
 esac
 
-"$herald" bench broadcast --database "$database" --subscribers "$pushes" --rounds 1 | tail -1
+"$herald_dev" bench broadcast --database "$database" --subscribers "$pushes" --rounds 1 | tail -1
 if [[ "$backend" == postgres* ]]; then
     psql "$database" -Atq -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" \
         > /dev/null
     commits_before="$(psql "$database" -Atq -c "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")"
 fi
-"$herald" fake-apns --port 0 --folder "$work/apns" > "$work/fake.log" 2>&1 &
+"$herald_dev" fake-apns --port 0 --folder "$work/apns" > "$work/fake.log" 2>&1 &
 fake=$!
 for _ in $(seq 1 100); do grep -q "^fake APNs listening" "$work/fake.log" && break; sleep 0.1; done
 apns_url="$(sed -n 's/^fake APNs listening on //p' "$work/fake.log")"

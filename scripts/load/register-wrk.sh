@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Verified registrations under `wrk` (HTTP/1.1 keep-alive, 64 connections, one thread): starts
 # `herald serve` on a fresh SQLite file with the defaults (setup confirmation on) and no rate limit,
-# signs the bodies with `herald bench register --sign-only --write-bodies` (they carry the server's
+# signs the bodies with `herald-dev bench register --sign-only --write-bodies` (they carry the server's
 # audience and expire, so they are made for each run), posts them with scripts/load/register.lua and
 # prints, beside wrk's rate and p99, what the server spent per registration: CPU (from /proc/PID/stat),
 # bytes and write system calls (from /proc/PID/io: almost all of it the write-ahead log) and the log
 # file's size at the end, and what the store's writer did (from /metrics: writes per transaction, the
-# share of the run it spent in transactions, the mean wait of a write for its commit). Compare the rate with the one-core C rate of `herald bench crypto`, run just
+# share of the run it spent in transactions, the mean wait of a write for its commit). Compare the rate with the one-core C rate of `herald-dev bench crypto`, run just
 # before (issue 14's ratio).
 #
 # With SCHED=1 it also records one second of the scheduler's switches, wake-ups and migrations in
@@ -23,6 +23,7 @@ duration="${DURATION:-10s}"
 port="${PORT:-8320}"
 count="${BODIES:-120000}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$root/scripts/load/herald-dev.sh"
 command -v wrk > /dev/null || { echo "register-wrk: wrk is missing (Debian: apt-get install wrk)" >&2; exit 1; }
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-register-wrk.XXXXXX")"
 cleanup() {
@@ -39,7 +40,7 @@ for _ in $(seq 100); do
     curl -fs "http://127.0.0.1:$port/v1/info" > /dev/null 2>&1 && break
     sleep 0.1
 done
-"$herald" bench register --server "http://127.0.0.1:$port" --requests "$count" --sign-only \
+"$herald_dev" bench register --server "http://127.0.0.1:$port" --requests "$count" --sign-only \
     --write-bodies "$work/bodies.jsonl" > /dev/null
 
 field() { awk -v key="$1" '$1 == key ":" { print $2 }' "/proc/$server/io"; }

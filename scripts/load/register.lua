@@ -1,5 +1,5 @@
 -- wrk script: POST /v1/devices with one pre-signed body per request, from a file of JSON lines
--- written by `herald bench register --write-bodies FILE`. Every body is sent at most once per
+-- written by `herald-dev bench register --write-bodies FILE`. Every body is sent at most once per
 -- thread (a replay would be answered 409); run with -t1 so no two threads share a body.
 --   wrk -t1 -c64 -d10s --latency -s scripts/load/register.lua http://127.0.0.1:8080 -- bodies.jsonl
 -- Requests are formatted once, in init: formatting each one in request() cost wrk about 2 µs of

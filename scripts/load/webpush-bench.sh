@@ -2,9 +2,9 @@
 # Web Push delivery rate (PROTOCOL §9) from the outbox to a local fake Web Push service, against the
 # APNs path measured the same way in the same run (scripts/load/push-bench.sh), with the server's CPU
 # per push: every Web Push costs an ECDH, three HKDFs and an AES-GCM seal that an APNs push does not.
-# Seeds PUSHES queued pushes with `herald bench broadcast`, turns their bindings into Web Push
+# Seeds PUSHES queued pushes with `herald-dev bench broadcast`, turns their bindings into Web Push
 # subscriptions on the fake (one key pair for all: encryption costs the same per send), starts
-# `herald fake-webpush` and one node, and times until the fake has accepted them all.
+# `herald-dev fake-webpush` and one node, and times until the fake has accepted them all.
 #
 # Usage: scripts/load/webpush-bench.sh [HERALD_BINARY] [PUSHES] [CONCURRENCY]
 #        (default .build/release/herald, 100000, 100)
@@ -14,6 +14,7 @@ herald="${1:-.build/release/herald}"
 pushes="${2:-100000}"
 concurrency="${3:-100}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$root/scripts/load/herald-dev.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-webpush-bench.XXXXXX")"
 cleanup() {
     kill $(jobs -p) 2> /dev/null || true
@@ -27,8 +28,8 @@ echo "APNs, for comparison:"
 
 echo "Web Push:"
 database="$work/webpush.sqlite"
-"$herald" bench broadcast --database "$database" --subscribers "$pushes" --rounds 1 | tail -1
-"$herald" fake-webpush --port 0 --folder "$work/fake" > "$work/fake.log" 2>&1 &
+"$herald_dev" bench broadcast --database "$database" --subscribers "$pushes" --rounds 1 | tail -1
+"$herald_dev" fake-webpush --port 0 --folder "$work/fake" > "$work/fake.log" 2>&1 &
 fake=$!
 for _ in $(seq 1 100); do grep -q "^fake Web Push listening" "$work/fake.log" && break; sleep 0.1; done
 origin="$(sed -n 's/^fake Web Push listening on \(https:\/\/[^/]*\)\/.*/\1/p' "$work/fake.log")"

@@ -1,4 +1,4 @@
-// Valgrind's callgrind client requests, for `herald bench costs` (the instruction-count guard): they
+// Valgrind's callgrind client requests, for `herald-costs` (the instruction-count guard): they
 // let the workload count only its measured phases. Outside valgrind each is a few no-op instructions.
 // Without valgrind's headers (Debian's `valgrind` package ships them) they compile to nothing and
 // `herald_callgrind_available()` says so.

@@ -1,18 +1,19 @@
 import HTTPTypes
-import Hummingbird
-import NIOCore
+package import Hummingbird
+package import NIOCore
 
 /// A token bucket per client IP (an IPv6 client's per prefix) on POST routes and on the GET routes that
 /// take FeedAccess (CLI.md, `--rate-limit`), one bucket for all of them: `rate` tokens a second, up to
 /// `burst`. A FeedAccess read costs a signature recovery and, for a wallet never seen, a write, so it is
 /// metered like a POST. An empty bucket answers `429 rate_limited` with `Retry-After`. The client IP is
 /// the TCP peer, or, when the peer is a trusted proxy, the last `X-Forwarded-For` hop that is not one.
-struct RateLimitMiddleware: RouterMiddleware {
-    typealias Context = HeraldRequestContext
+/// Package access for `herald-dev bench limiter`, which times `clientAddress` and the limiter as this does.
+package struct RateLimitMiddleware: RouterMiddleware {
+    package typealias Context = HeraldRequestContext
     let limiter: RateLimiter
     let trustedProxies: [CIDR]
 
-    func handle(
+    package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         // POST routes, Bisq's GET /relay (an open relay that changes state: it queues a push), and the
@@ -36,7 +37,9 @@ struct RateLimitMiddleware: RouterMiddleware {
     }
 
     /// The client IP a bucket is kept for (also `DeviceRouteFastPath`'s).
-    static func clientAddress(peer address: SocketAddress?, forwardedFor: String?, trustedProxies: [CIDR]) -> [UInt8] {
+    package static func clientAddress(
+        peer address: SocketAddress?, forwardedFor: String?, trustedProxies: [CIDR]
+    ) -> [UInt8] {
         let peer = address?.ipAddress.flatMap(IPAddress.parse) ?? []
         guard !trustedProxies.isEmpty, trustedProxies.contains(where: { $0.contains(peer) }),
             let forwarded = forwardedFor

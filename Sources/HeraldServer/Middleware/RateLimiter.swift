@@ -10,8 +10,9 @@ import Synchronization
 /// new key gets), or the bucket least recently used. Only the last case forgets a bucket that was still
 /// limiting someone, and it takes `ways` keys at once still being limited in one set: with the default
 /// capacity, hundreds of thousands of clients limited at the same moment. The sets are spread over
-/// `shards` locks, so that requests on different cores rarely wait on each other.
-final class RateLimiter: Sendable {
+/// `shards` locks, so that requests on different cores rarely wait on each other. Package access for
+/// `herald-dev bench limiter`, which times it.
+package final class RateLimiter: Sendable {
     /// Slots per set: the most comparisons a request makes.
     static let ways = 8
     static let shardCount = 16
@@ -23,14 +24,14 @@ final class RateLimiter: Sendable {
     /// IPv6 clients share one bucket per prefix of this many bits (`rateLimitIpv6Prefix`).
     let ipv6Prefix: Int
     /// Slots in all (a multiple of `ways × shardCount`).
-    let capacity: Int
+    package let capacity: Int
     private let setsPerShard: Int
     private let shards: [Shard]
     /// Times are kept as nanoseconds since this instant, so that a slot is four plain words.
     private let origin: ContinuousClock.Instant
     private let forgotten = Atomic<Int>(0)
 
-    init(
+    package init(
         rate: Double, burst: Int, ipv6Prefix: Int = 64, capacity: Int = RateLimiter.defaultCapacity,
         origin: ContinuousClock.Instant = .now
     ) {
@@ -46,7 +47,7 @@ final class RateLimiter: Sendable {
 
     /// Takes a token for a client address (4 or 16 bytes, as `IPAddress.parse` gives it). Returns nil
     /// when allowed, else the whole seconds until a token is available.
-    func acquire(address: [UInt8], now: ContinuousClock.Instant = .now) -> Int? {
+    package func acquire(address: [UInt8], now: ContinuousClock.Instant = .now) -> Int? {
         acquire(RateLimitKey(address: address, ipv6Prefix: ipv6Prefix), now: now)
     }
 
@@ -84,12 +85,12 @@ final class RateLimiter: Sendable {
     var forgottenBuckets: Int { forgotten.load(ordering: .relaxed) }
 
     /// Buckets held now (a scan of the whole table: for tests and operators, not the request path).
-    var trackedCount: Int {
+    package var trackedCount: Int {
         shards.reduce(0) { total, shard in total + shard.table.withLock { $0.count(where: \.isOccupied) } }
     }
 
     /// The bytes the table takes once every shard is in use.
-    var tableBytes: Int { capacity * MemoryLayout<Slot>.stride }
+    package var tableBytes: Int { capacity * MemoryLayout<Slot>.stride }
 
     private static let emptyRank = Int64.min
     private static let refilledRank = Int64.min + 1

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 /// `herald bisq …`: the Bisq desktop's part of PROTOCOL §8, for tests and for people who script Bisq.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 /// The phones `herald bisq pair` paired, in `$HERALD_HOME/bisq.json` (mode 0600, written atomically):

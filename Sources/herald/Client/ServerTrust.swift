@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 /// Trust on first use of a server (CLI.md): the audience and chain id read from `/v1/info` the first

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 /// What every signed client command does first: pick the wallet, read and pin the server's identity,
@@ -32,11 +33,6 @@ struct SigningSession {
     var window: (UInt256, UInt256) {
         let now = UInt64(Date().timeIntervalSince1970)
         return (UInt256(now), UInt256(now + UInt64(min(Self.lifetime, info.maxValiditySeconds))))
-    }
-
-    /// 128 random bits: collisions across a wallet's operations are out of the question.
-    static func randomNonce() -> UInt256 {
-        (try? UInt256(bigEndian: SecureRandom.bytes(16))) ?? UInt256(UInt64.random(in: 1...UInt64.max))
     }
 
     /// Signs, turning an unrenderable EIP-191 field into a bad-input error.

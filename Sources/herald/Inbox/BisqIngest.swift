@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import HeraldInbox
 

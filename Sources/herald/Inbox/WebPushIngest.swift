@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import HeraldInbox
 

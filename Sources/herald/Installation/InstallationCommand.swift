@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldServer
 import HeraldStore
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 /// The options register and unregister share.
@@ -72,7 +73,7 @@ struct DeviceBindingRequest {
         let (issuedAt, expiresAt) = session.window
         let binding = DeviceBinding(
             action: action, wallet: session.key.address, platform: platform, deviceToken: device.deviceToken,
-            audience: session.info.audience, nonce: SigningSession.randomNonce(), issuedAt: issuedAt,
+            audience: session.info.audience, nonce: UInt256.randomNonce(), issuedAt: issuedAt,
             expiresAt: expiresAt)
         let answer = try await session.client.post("/v1/devices", json: session.sign(binding, scheme: scheme).jsonText)
         if global.json {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 struct SendCommand: AsyncParsableCommand {
@@ -52,7 +53,7 @@ struct SendCommand: AsyncParsableCommand {
         let (issuedAt, expiresAt) = session.window
         let operation = NotificationOperation(
             channel: session.key.address, payload: payload, audience: session.info.audience,
-            nonce: SigningSession.randomNonce(), issuedAt: issuedAt, expiresAt: expiresAt)
+            nonce: UInt256.randomNonce(), issuedAt: issuedAt, expiresAt: expiresAt)
         // A broadcast's 202 lists one sid per subscriber: about 12 bytes each, 12 MB for a million.
         let answer = try await session.client.post(
             "/v1/notifications", json: session.sign(operation, scheme: signatureScheme).jsonText,

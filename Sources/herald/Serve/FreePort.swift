@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldRelay
 import HeraldServer
 import HeraldStore

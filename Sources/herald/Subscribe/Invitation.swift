@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 /// A channel invitation, in the manner of Aries out-of-band invitations: a URL whose `c_i` query

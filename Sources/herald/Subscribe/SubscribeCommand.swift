@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 struct SubscribeCommand: AsyncParsableCommand {
@@ -48,7 +49,7 @@ struct SubscribeCommand: AsyncParsableCommand {
         let (issuedAt, expiresAt) = session.window
         let operation = Subscription(
             action: action, channel: channel, subscriber: session.key.address, audience: session.info.audience,
-            nonce: SigningSession.randomNonce(), issuedAt: issuedAt, expiresAt: expiresAt)
+            nonce: UInt256.randomNonce(), issuedAt: issuedAt, expiresAt: expiresAt)
         let answer = try await session.client.post(
             "/v1/subscriptions", json: session.sign(operation, scheme: .eip712).jsonText)
         if json {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 
 /// Where the keystore passphrase comes from (CLI.md): `--passphrase-file`, else `HERALD_PASSPHRASE`,
 /// else an interactive prompt without echo. Never a plain argument, never logged.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldCLISupport
 import HeraldCore
 
 struct WalletCreate: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 /// The subscriptions `herald webpush subscribe` made, in `$HERALD_HOME/webpush.json` (mode 0600,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import HeraldRelay
 
@@ -43,7 +44,7 @@ struct WebPushOptions: ParsableArguments {
         let (issuedAt, expiresAt) = session.window
         let binding = WebPushBinding(
             action: action, wallet: session.key.address, endpoint: entry.endpoint, p256dh: entry.p256dh,
-            auth: entry.auth, audience: session.info.audience, nonce: SigningSession.randomNonce(),
+            auth: entry.auth, audience: session.info.audience, nonce: UInt256.randomNonce(),
             issuedAt: issuedAt, expiresAt: expiresAt)
         return try await session.client.post(
             "/v1/webpush", json: session.sign(binding, scheme: try validatedScheme()).jsonText)

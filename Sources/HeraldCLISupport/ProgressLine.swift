@@ -14,8 +14,8 @@ import Darwin
 /// `advance` is the per-item call, safe from any task: one branch when off; when on, a relaxed atomic
 /// add and a clock read. The line is formatted and written at most ten times a second, by whichever
 /// caller finds it due, and not before `delay`, so that short work does not flash a line.
-final class ProgressLine: Sendable {
-    let isEnabled: Bool
+package final class ProgressLine: Sendable {
+    package let isEnabled: Bool
     private let label: String
     private let unit: String
     private let showsRate: Bool
@@ -32,20 +32,20 @@ final class ProgressLine: Sendable {
         var finished = false
     }
 
-    static let redrawInterval: Int64 = 100_000_000
+    package static let redrawInterval: Int64 = 100_000_000
 
     /// The one decision: a line only for a person watching a terminal.
-    static func shows(json: Bool, stderrIsTerminal: Bool) -> Bool { !json && stderrIsTerminal }
+    package static func shows(json: Bool, stderrIsTerminal: Bool) -> Bool { !json && stderrIsTerminal }
 
-    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    package static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
-    convenience init(_ label: String, total: Int?, unit: String, json: Bool, showsRate: Bool = true) {
+    package convenience init(_ label: String, total: Int?, unit: String, json: Bool, showsRate: Bool = true) {
         self.init(
             label, total: total, unit: unit, showsRate: showsRate,
             enabled: Self.shows(json: json, stderrIsTerminal: Self.stderrIsTerminal))
     }
 
-    init(
+    package init(
         _ label: String, total: Int?, unit: String, showsRate: Bool = true, enabled: Bool,
         delay: Duration = .milliseconds(300)
     ) {
@@ -58,7 +58,7 @@ final class ProgressLine: Sendable {
     }
 
     /// `count` more items done.
-    func advance(by count: Int = 1) {
+    package func advance(by count: Int = 1) {
         guard isEnabled else { return }
         done.add(count, ordering: .relaxed)
         drawIfDue()
@@ -66,7 +66,7 @@ final class ProgressLine: Sendable {
 
     /// Sets the count, the total (which may change as work is discovered) and a note shown last
     /// (`page 3`). For steps of work, not items: it takes a lock.
-    func update(done value: Int, total: Int?, note: String? = nil) {
+    package func update(done value: Int, total: Int?, note: String? = nil) {
         guard isEnabled else { return }
         done.store(value, ordering: .relaxed)
         state.withLock { state in
@@ -77,7 +77,7 @@ final class ProgressLine: Sendable {
     }
 
     /// Clears the line so another message can be printed; the next due update draws it again.
-    func interrupt() {
+    package func interrupt() {
         guard isEnabled else { return }
         state.withLock { state in
             guard state.shown else { return }
@@ -87,7 +87,7 @@ final class ProgressLine: Sendable {
     }
 
     /// Clears the line for good: the command's own result follows.
-    func finish() {
+    package func finish() {
         guard isEnabled else { return }
         state.withLock { state in
             if state.shown { Self.write("\r\u{1B}[K") }
@@ -114,7 +114,7 @@ final class ProgressLine: Sendable {
     }
 
     /// The line's text: `label: done/total unit (pct) · rate/s · elapsed · eta · note`.
-    static func render(
+    package static func render(
         label: String, done: Int, total: Int?, unit: String, seconds: Double, showsRate: Bool, note: String? = nil
     ) -> String {
         var parts: [String] = []

@@ -1,8 +1,9 @@
 import Foundation
+import HeraldCLISupport
 import HeraldServer
 
-/// This `herald` binary run again as a child (`fake-apns`, `serve`) for a benchmark: its output goes to a
-/// log file that the bench reads, and its CPU and memory are read from procfs.
+/// `herald serve` or `herald-dev fake-apns` run as a child for a benchmark: its output goes to a log file
+/// that the bench reads, and its CPU and memory are read from procfs.
 final class ChildProcess: Sendable {
     let process: Process
     let log: String
@@ -12,16 +13,16 @@ final class ChildProcess: Sendable {
         self.log = log
     }
 
-    static func start(_ arguments: [String], log: String) throws -> ChildProcess {
+    static func start(_ executable: URL, _ arguments: [String], log: String) throws -> ChildProcess {
         guard FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log)
         else { throw CLIError(.unexpected, "cannot write \(log)") }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw CLIError(.unexpected, "cannot start herald \(arguments[0]): \(error)") }
+        do { try process.run() } catch { throw CLIError(.unexpected, "cannot start \(Self.name(process)): \(error)") }
         return ChildProcess(process: process, log: log)
     }
 
@@ -40,7 +41,12 @@ final class ChildProcess: Sendable {
         }
         throw CLIError(
             .unexpected,
-            "herald \(process.arguments?.first ?? "") did not print \"\(prefix)…\": \(output().suffix(2000))")
+            "\(Self.name(process)) did not print \"\(prefix)…\": \(output().suffix(2000))")
+    }
+
+    /// `herald serve`, `herald-dev fake-apns`: how errors name the child.
+    private static func name(_ process: Process) -> String {
+        "\(process.executableURL?.lastPathComponent ?? "?") \(process.arguments?.first ?? "")"
     }
 
     func sample() -> ProcessStats.Sample? { ProcessStats.current(pid: process.processIdentifier) }

@@ -1,24 +1,25 @@
 import Dispatch
+import HeraldServer
 import NIOCore
 
-/// The per-IP limiter measured in-process (`herald bench limiter`): what finding a request's client
+/// The per-IP limiter measured in-process (`herald-dev bench limiter`): what finding a request's client
 /// behind a trusted proxy (`X-Forwarded-For`) and taking its token cost, as the middleware does both,
 /// with every request from a client never seen, spread over threads that share the limiter.
-public enum RateLimiterBench {
-    public struct Figures: Sendable, Encodable {
-        public let clients: Int
-        public let threads: Int
-        public let p50Microseconds: Double
-        public let p99Microseconds: Double
-        public let maxMicroseconds: Double
+enum RateLimiterBench {
+    struct Figures: Sendable, Encodable {
+        let clients: Int
+        let threads: Int
+        let p50Microseconds: Double
+        let p99Microseconds: Double
+        let maxMicroseconds: Double
         /// Buckets held at the end, and the table's bound.
-        public let tracked: Int
-        public let capacity: Int
-        public let tableBytes: Int
+        let tracked: Int
+        let capacity: Int
+        let tableBytes: Int
     }
 
     /// `clients` requests, each from another address (IPv4, and IPv6 from as many /64s, alternately).
-    public static func measure(clients: Int, threads: Int, configuration: ServerConfiguration) -> Figures {
+    static func measure(clients: Int, threads: Int, configuration: ServerConfiguration) -> Figures {
         let limiter = RateLimiter(
             rate: max(configuration.rateLimit, 1), burst: configuration.rateBurst,
             ipv6Prefix: configuration.rateLimitIpv6Prefix)

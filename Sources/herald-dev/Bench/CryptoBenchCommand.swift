@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
 struct CryptoBenchCommand: AsyncParsableCommand {
@@ -34,7 +35,8 @@ struct CryptoBenchCommand: AsyncParsableCommand {
     func run() async throws {
         let fixtures = try CryptoBenchFixtures()
         if !global.json {
-            print("herald bench crypto: \(rounds) interleaved round(s) of \(seconds) s each, median shown, one core")
+            print(
+                "herald-dev bench crypto: \(rounds) interleaved round(s) of \(seconds) s each, median shown, one core")
             if Self.isDebugBuild { print("warning: this is a debug build; use `swift build -c release`") }
         }
         let cases: [BenchRunner.Case] = [

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import HeraldStore
 
@@ -11,7 +12,7 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
             Seeds the database (default: a temporary one) with a channel and --subscribers subscribers, \
             each with one iOS binding, unless they are there already; then commits --rounds broadcasts \
             and prints each one's time. Ten rounds to 100,000 subscribers leave 1,000,000 feed items \
-            for `herald bench feeds`. The HTTP figure: `herald serve` on the same database, then `time \
+            for `herald-dev bench feeds`. The HTTP figure: `herald serve` on the same database, then `time \
             herald send --broadcast` (docs/benchmarks.md).
             """)
 
@@ -60,7 +61,7 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
                 NotificationDraft(title: "Bench \(round)", body: "Broadcast round \(round)").broadcastPayload())
             let submission = NotificationSubmission(
                 channel: channel.address, publicKey: channel.publicKey, payload: payload,
-                nonce: SigningSession.randomNonce(), nonceRetainedUntil: now + 660, now: now,
+                nonce: UInt256.randomNonce(), nonceRetainedUntil: now + 660, now: now,
                 epoch: now * 1000)
             let start = ContinuousClock.now
             guard case .accepted(let receipt) = try await store.submit(submission) else {

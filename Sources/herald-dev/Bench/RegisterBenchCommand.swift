@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldCLISupport
 import NIOCore
 import NIOHTTP1
 

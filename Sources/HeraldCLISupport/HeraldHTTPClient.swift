@@ -1,25 +1,25 @@
-import AsyncHTTPClient
-import Foundation
-import HeraldCore
-import NIOCore
-import NIOHTTP1
+package import AsyncHTTPClient
+package import Foundation
+package import HeraldCore
+package import NIOCore
+package import NIOHTTP1
 
 /// The CLI's side of PROTOCOL §3: one request, one answer, failures as the exit codes of CLI.md
 /// (3 the server refused, printing its code; 4 unreachable or 5xx).
-struct HeraldHTTPClient {
-    let server: URL
-    var client: HTTPClient = cliHTTPClient
-    var timeout: TimeAmount = .seconds(15)
+package struct HeraldHTTPClient {
+    package let server: URL
+    package var client: HTTPClient = cliHTTPClient
+    package var timeout: TimeAmount = .seconds(15)
 
     /// `/v1/info` as the client needs it.
-    struct ServerInfo: Sendable {
-        let audience: String
-        let chainId: UInt256
-        let maxValiditySeconds: Int64
-        let version: String
+    package struct ServerInfo: Sendable {
+        package let audience: String
+        package let chainId: UInt256
+        package let maxValiditySeconds: Int64
+        package let version: String
     }
 
-    init(server: String) throws {
+    package init(server: String) throws {
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https",
             url.host != nil
@@ -29,7 +29,7 @@ struct HeraldHTTPClient {
         self.server = url
     }
 
-    func info() async throws -> ServerInfo {
+    package func info() async throws -> ServerInfo {
         let json = try await send(method: .GET, path: "/v1/info", body: nil)
         guard let audience = json["audience"]?.stringValue, case .number(let chainText)? = json["chainId"],
             let chainId = UInt256(decimal: chainText), case .number(let windowText)? = json["maxValiditySeconds"],
@@ -49,7 +49,7 @@ struct HeraldHTTPClient {
 
     /// The values of unlabelled series of `GET /metrics` (`process_cpu_seconds_total`, the store writer's
     /// counters), by name: those the server publishes; none when it cannot be reached.
-    func metricValues(_ names: Set<String>) async -> [String: Double] {
+    package func metricValues(_ names: Set<String>) async -> [String: Double] {
         guard let text = await metricsText() else { return [:] }
         var values: [String: Double] = [:]
         for line in text.split(separator: "\n") {
@@ -62,7 +62,7 @@ struct HeraldHTTPClient {
     }
 
     /// `GET /metrics` as text; nil when it cannot be had.
-    func metricsText() async -> String? {
+    package func metricsText() async -> String? {
         var request = HTTPClientRequest(url: server.absoluteString.trimmingTrailingSlashes + "/metrics")
         request.headers.add(name: "User-Agent", value: "herald/\(HeraldVersion.current)")
         guard let response = try? await client.execute(request, timeout: timeout), response.status.code == 200,
@@ -72,14 +72,16 @@ struct HeraldHTTPClient {
     }
 
     /// POSTs JSON and returns the parsed success body. `answerLimit`: the longest answer read.
-    func post(_ path: String, json text: String, answerLimit: Int = defaultAnswerLimit) async throws -> JSONValue {
+    package func post(
+        _ path: String, json text: String, answerLimit: Int = defaultAnswerLimit
+    ) async throws -> JSONValue {
         try await send(method: .POST, path: path, body: Array(text.utf8), answerLimit: answerLimit)
     }
 
     /// Answers are small, but for a broadcast's: one sid per subscriber.
-    static let defaultAnswerLimit = 1 << 20
+    package static let defaultAnswerLimit = 1 << 20
 
-    func send(
+    package func send(
         method: HTTPMethod, path: String, body: [UInt8]?, headers extra: [(String, String)] = [],
         answerLimit: Int = defaultAnswerLimit
     ) async throws -> JSONValue {
@@ -126,7 +128,7 @@ struct HeraldHTTPClient {
         return "(\(error["code"]?.stringValue ?? "?"): \(error["message"]?.stringValue ?? ""))"
     }
 
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         let text = String(describing: error)
         if text.contains("connectTimeout") { return "connection timed out" }
         if text.contains("Connection refused") || text.contains("connectionRefused") { return "connection refused" }
@@ -136,7 +138,7 @@ struct HeraldHTTPClient {
 }
 
 extension String {
-    var trimmingTrailingSlashes: String {
+    package var trimmingTrailingSlashes: String {
         var text = self
         while text.hasSuffix("/") { text.removeLast() }
         return text
@@ -145,7 +147,7 @@ extension String {
 
 /// The CLI's one HTTP client: it fails fast on a refused connection instead of retrying until the
 /// deadline, and never follows a redirect (a signed operation goes only where the user said).
-let cliHTTPClient: HTTPClient = {
+package let cliHTTPClient: HTTPClient = {
     var configuration = HTTPClient.Configuration(
         redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30)))
     configuration.connectionPool.retryConnectionEstablishment = false

@@ -8,17 +8,17 @@ import Darwin
 
 /// Output and prompting. Errors go to stderr as `error: …`; prompts go to the terminal itself so that
 /// stdout stays clean for `--json` and pipes.
-enum Terminal {
-    static func printError(_ message: String) {
+package enum Terminal {
+    package static func printError(_ message: String) {
         FileHandle.standardError.write(Data(("error: " + message + "\n").utf8))
     }
 
-    static func printWarning(_ message: String) {
+    package static func printWarning(_ message: String) {
         FileHandle.standardError.write(Data(("warning: " + message + "\n").utf8))
     }
 
     /// Prints a value as JSON on stdout: arrays for listings, one object otherwise.
-    static func printJSON<Value: Encodable>(_ value: Value) throws {
+    package static func printJSON<Value: Encodable>(_ value: Value) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
@@ -26,7 +26,7 @@ enum Terminal {
 
     /// Asks a question on the controlling terminal and reads one line, echo off when `secret`.
     /// Returns nil when there is no terminal (a script, CI): callers then refuse rather than guess.
-    static func ask(_ prompt: String, secret: Bool) -> String? {
+    package static func ask(_ prompt: String, secret: Bool) -> String? {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

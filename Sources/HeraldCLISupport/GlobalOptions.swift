@@ -1,38 +1,41 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
-import HeraldCore
+package import HeraldCore
 
 /// The options of CLI.md "Global", accepted before or after the command words.
-struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp("Client state folder: keystore/, inbox.sqlite. Env HERALD_HOME.", valueName: "DIR"))
-    var home: String?
+    package var home: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
             "Read the keystore passphrase from this file (one trailing newline dropped). Env HERALD_PASSPHRASE holds the passphrase itself.",
             valueName: "FILE"))
-    var passphraseFile: String?
+    package var passphraseFile: String?
 
     @Flag(name: .long, help: "Machine-readable output on stdout.")
-    var json = false
+    package var json = false
 
     @Option(
         name: .long,
         help: ArgumentHelp("Which keystore wallet (name or address). Env HERALD_WALLET.", valueName: "NAME|ADDRESS"))
-    var wallet: String?
+    package var wallet: String?
+
+    /// ParsableArguments' requirement, spelled out: the memberwise one would be internal to this module.
+    package init() {}
 
     /// Options that take a value, and flags, for hoisting.
-    static let valued: Set<String> = ["--home", "--passphrase-file", "--wallet"]
-    static let flags: Set<String> = ["--json"]
+    package static let valued: Set<String> = ["--home", "--passphrase-file", "--wallet"]
+    package static let flags: Set<String> = ["--json"]
 
     /// ArgumentParser only reads a subcommand's options after the leaf command's name; move global
     /// options written before or between the command words (`herald --json wallet list`,
     /// `herald wallet --home X list`) to the end, where the leaf command's option group reads them.
     /// Scanning stops at the first other option: from there on ArgumentParser parses as usual.
-    static func hoist(_ arguments: [String]) -> [String] {
+    package static func hoist(_ arguments: [String]) -> [String] {
         var kept: [String] = []
         var moved: [String] = []
         var index = 0
@@ -57,19 +60,19 @@ struct GlobalOptions: ParsableArguments {
         return kept + Array(arguments[index...]) + moved
     }
 
-    var environment: [String: String] { ProcessInfo.processInfo.environment }
+    package var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     /// `--home`, else `HERALD_HOME`, else `~/.herald`.
-    var homePath: String {
+    package var homePath: String {
         if let home { return home }
         if let fromEnvironment = environment["HERALD_HOME"], !fromEnvironment.isEmpty { return fromEnvironment }
         return NSHomeDirectory() + "/.herald"
     }
 
-    var keystore: KeystoreDirectory { KeystoreDirectory(path: homePath + "/keystore") }
+    package var keystore: KeystoreDirectory { KeystoreDirectory(path: homePath + "/keystore") }
 
     /// `--wallet`, else `HERALD_WALLET`.
-    var walletSelector: String? {
+    package var walletSelector: String? {
         if let wallet { return wallet }
         if let fromEnvironment = environment["HERALD_WALLET"], !fromEnvironment.isEmpty { return fromEnvironment }
         return nil
@@ -77,7 +80,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The wallet named by `explicit`, `--wallet`/`HERALD_WALLET`, or the only one there is. A warning
     /// is printed when that wallet's file can be read by others.
-    func selectWallet(_ explicit: String? = nil) throws -> KeystoreDirectory.Entry {
+    package func selectWallet(_ explicit: String? = nil) throws -> KeystoreDirectory.Entry {
         let scan = try keystore.scan()
         let chosen = try pick(explicit, from: scan)
         for warning in scan.warnings where warning.hasPrefix(chosen.path + " ") { Terminal.printWarning(warning) }

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 
-/// `herald bench webpush`: the cost of one RFC 8291 encryption (PROTOCOL §9) against the BoringSSL
+/// `herald-dev bench webpush`: the cost of one RFC 8291 encryption (PROTOCOL §9) against the BoringSSL
 /// calls it is made of, timed alone in the same run: the ephemeral key's point (a scalar
 /// multiplication), the ECDH, the three HKDFs and one AES-128-GCM seal. The difference is what Herald's composition adds.
 struct WebPushBenchCommand: AsyncParsableCommand {
@@ -48,7 +49,8 @@ struct WebPushBenchCommand: AsyncParsableCommand {
         let cek = SymmetricKey(size: .bits128)
         let nonce = AES.GCM.Nonce()
         if !global.json {
-            print("herald bench webpush: \(rounds) interleaved round(s) of \(seconds) s each, median shown, one core")
+            print(
+                "herald-dev bench webpush: \(rounds) interleaved round(s) of \(seconds) s each, median shown, one core")
             if CryptoBenchCommand.isDebugBuild { print("warning: this is a debug build; use `swift build -c release`") }
         }
         let cases: [BenchRunner.Case] = [

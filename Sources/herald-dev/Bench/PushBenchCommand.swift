@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import HeraldStore
 
@@ -9,7 +10,7 @@ struct PushBenchCommand: AsyncParsableCommand {
         abstract: "Delivery rate from the outbox to a local fake APNs, with the server's CPU and memory.",
         discussion: """
             Seeds a temporary database with --pushes queued pushes (a broadcast to as many subscribers with one iOS \
-            binding each), starts `herald fake-apns` and then `herald serve` on it as child processes, and waits \
+            binding each), starts `herald-dev fake-apns` and then `herald serve` on it as child processes, and waits \
             until the fake has accepted every push. Prints pushes/s (server start included), the best second, the \
             provider call's latency percentiles (from the server's histogram: upper bounds), the server's CPU per \
             push and peak RSS, and the fake's CPU per push, so the reader sees what the fake took of the machine. \
@@ -26,17 +27,20 @@ struct PushBenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let herald = try BenchExecutables.herald()
         let folder = NSTemporaryDirectory() + "herald-bench-push-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let database = folder + "/push.sqlite"
         try await seed(database)
         let fake = try ChildProcess.start(
-            ["fake-apns", "--port", "0", "--folder", folder + "/apns"], log: folder + "/fake.log")
+            BenchExecutables.heraldDev, ["fake-apns", "--port", "0", "--folder", folder + "/apns"],
+            log: folder + "/fake.log")
         defer { fake.stop() }
         let apnsURL = try await fake.waitForLine(prefix: "fake APNs listening on ")
         let started = ContinuousClock.now
         let server = try ChildProcess.start(
+            herald,
             [
                 "serve", "--database", database, "--port", "0", "--rate-limit", "0", "--log-level", "warning",
                 "--push-concurrency", String(concurrency), "--apns-key-file", folder + "/apns/AuthKey.p8",
@@ -86,7 +90,7 @@ struct PushBenchCommand: AsyncParsableCommand {
             NotificationDraft(title: "Bench", body: "Push delivery bench").broadcastPayload())
         let submission = NotificationSubmission(
             channel: channel.address, publicKey: channel.publicKey, payload: payload,
-            nonce: SigningSession.randomNonce(), nonceRetainedUntil: now + 660, now: now, epoch: now * 1000)
+            nonce: UInt256.randomNonce(), nonceRetainedUntil: now + 660, now: now, epoch: now * 1000)
         guard case .accepted = try await store.submit(submission) else {
             throw CLIError(.unexpected, "the bench broadcast was not accepted")
         }

@@ -1,3 +1,5 @@
+import HeraldCLISupport
+
 /// Runs operations repeatedly for a fixed time and reports median rates. Rounds are interleaved
 /// (A, B, C, A, B, C, …) so that a noisy neighbour slows every benchmark alike instead of one,
 /// which keeps ratios between them honest.

@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import HeraldTesting
 
-/// `herald fake-apns`: a local APNs for manual trials and benchmarks. It makes a provider key and a TLS
+/// `herald-dev fake-apns`: a local APNs for manual trials and benchmarks. It makes a provider key and a TLS
 /// certificate, writes them where `herald serve` can read them, prints the flags to use, and reports
 /// what it receives every second until interrupted.
 struct FakeAPNsCommand: AsyncParsableCommand {
@@ -39,7 +39,7 @@ struct FakeAPNsCommand: AsyncParsableCommand {
     }
 }
 
-/// `herald fake-fcm`: a local FCM and OAuth token endpoint (plain HTTP on loopback).
+/// `herald-dev fake-fcm`: a local FCM and OAuth token endpoint (plain HTTP on loopback).
 struct FakeFCMCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fake-fcm", abstract: "Run a local fake FCM with its OAuth token endpoint.")
@@ -78,7 +78,7 @@ enum FakeReport {
     }
 }
 
-/// `herald fake-webpush`: a local Web Push service (TLS on loopback) for trials and benchmarks. Its
+/// `herald-dev fake-webpush`: a local Web Push service (TLS on loopback) for trials and benchmarks. Its
 /// endpoints are `https://localhost:PORT/<anything>`; serve with `--webpush-allow-network 127.0.0.0/8`.
 struct FakeWebPushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldServer
 
 struct LimiterBenchCommand: AsyncParsableCommand {
@@ -34,7 +35,7 @@ struct LimiterBenchCommand: AsyncParsableCommand {
             return
         }
         if CryptoBenchCommand.isDebugBuild { print("warning: this is a debug build; use `swift build -c release`") }
-        print("herald bench limiter: \(figures.clients) clients never seen, \(figures.threads) thread(s)")
+        print("herald-dev bench limiter: \(figures.clients) clients never seen, \(figures.threads) thread(s)")
         print(
             "per request: p50 \(format(figures.p50Microseconds)) µs, p99 \(format(figures.p99Microseconds)) µs, "
                 + "max \(format(figures.maxMicroseconds)) µs (target p99 < 2,000 µs: "

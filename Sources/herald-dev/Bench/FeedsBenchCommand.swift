@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import HeraldStore
 
 struct FeedsBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feeds",
-        abstract: "Feed page reads on a database seeded by `herald bench broadcast`.",
+        abstract: "Feed page reads on a database seeded by `herald-dev bench broadcast`.",
         discussion: """
             Reads the first page (limit 10) of random bench subscribers' feeds at the store and prints the \
             latency percentiles. With --write-headers it also writes one line per subscriber, \
@@ -15,7 +16,7 @@ struct FeedsBenchCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(name: .long, help: "Database seeded by `herald bench broadcast`.") var database: String
+    @Option(name: .long, help: "Database seeded by `herald-dev bench broadcast`.") var database: String
     @Option(name: .long, help: "Distinct subscribers to read as.") var wallets: Int = 1_000
     @Option(name: .long, help: "Page reads to time.") var requests: Int = 20_000
     @Option(name: .long, help: "Page size.") var limit: Int = 10
@@ -27,7 +28,7 @@ struct FeedsBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard FileManager.default.fileExists(atPath: database) else {
-            throw CLIError(.usage, "no database at \(database): seed one with `herald bench broadcast --database`")
+            throw CLIError(.usage, "no database at \(database): seed one with `herald-dev bench broadcast --database`")
         }
         guard wallets > 0, requests > 0, (1...100).contains(limit) else {
             throw CLIError(.usage, "--wallets and --requests > 0, --limit 1–100")
@@ -38,7 +39,7 @@ struct FeedsBenchCommand: AsyncParsableCommand {
         let store = try await CommandStore.open(database)
         let first = try await store.feed(of: addresses[0], spam: false, limit: limit, offset: 0)
         guard first.total > 0 else {
-            throw CLIError(.usage, "the bench subscribers have no items: run `herald bench broadcast` first")
+            throw CLIError(.usage, "the bench subscribers have no items: run `herald-dev bench broadcast` first")
         }
         var samples: [Double] = []
         samples.reserveCapacity(requests)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import HeraldInbox
 
@@ -20,11 +21,13 @@ struct InboxBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard rows > 0, runs > 0 else { throw CLIError(.usage, "--rows and --runs must be > 0") }
+        let herald = try BenchExecutables.herald()
         let home = NSTemporaryDirectory() + "herald-bench-inbox-\(UUID().uuidString)"
         defer { if !keep { try? FileManager.default.removeItem(atPath: home) } }
         let key = PrivateKey.generate()
-        _ = try WalletStorage.store(
-            key, name: "bench", passphrase: "bench", light: true, in: KeystoreDirectory(path: home + "/keystore"))
+        // A light keystore, as `herald wallet create --light` writes it: `inbox list` opens the home's wallet.
+        _ = try KeystoreDirectory(path: home + "/keystore").add(
+            Keystore(encrypting: key, passphrase: "bench", kdf: .lightScrypt(), name: "bench"))
         let path = home + "/inbox.sqlite"
         let seedStart = ContinuousClock.now
         let seeding = ProgressLine("caching", total: rows, unit: "items", json: global.json)
@@ -42,7 +45,7 @@ struct InboxBenchCommand: AsyncParsableCommand {
         var command: [Double] = []
         let progress = ProgressLine("herald inbox list", total: runs, unit: "runs", json: global.json)
         for _ in 0..<runs {
-            command.append(try Self.timeCommand(home: home))
+            command.append(try Self.timeCommand(herald, home: home))
             progress.advance()
         }
         progress.finish()
@@ -76,10 +79,10 @@ struct InboxBenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// Runs `herald inbox list --home HOME` (this very executable), output discarded.
-    static func timeCommand(home: String) throws -> Double {
+    /// Runs `herald inbox list --home HOME`, output discarded.
+    static func timeCommand(_ herald: URL, home: String) throws -> Double {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.executableURL = herald
         process.arguments = ["inbox", "list", "--home", home]
         var environment = ProcessInfo.processInfo.environment
         for name in environment.keys where name.hasPrefix("HERALD_") { environment.removeValue(forKey: name) }

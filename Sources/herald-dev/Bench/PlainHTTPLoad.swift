@@ -1,8 +1,9 @@
+import HeraldCLISupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The load of `herald bench register` over plain `http://`, as `wrk` sends it: each connection sends
+/// The load of `herald-dev bench register` over plain `http://`, as `wrk` sends it: each connection sends
 /// a request, reads its answer, sends the next, on NIO's event loops through NIO's HTTP/1 codec and
 /// no client library. AsyncHTTPClient (the fallback for `https://`) took about half a
 /// core of a 2-core machine at 5,000 requests/s, which the server then did not have.

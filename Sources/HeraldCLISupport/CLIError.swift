@@ -1,8 +1,8 @@
-import HeraldCore
+package import HeraldCore
 
 /// A failure the CLI reports as one line on stderr, with the exit code of CLI.md.
-struct CLIError: Error {
-    enum ExitCode: Int32 {
+package struct CLIError: Error {
+    package enum ExitCode: Int32 {
         case unexpected = 1
         case wrongPassphrase = 2
         case refused = 3
@@ -11,19 +11,19 @@ struct CLIError: Error {
         case badInput = 65
     }
 
-    let code: ExitCode
-    let message: String
+    package let code: ExitCode
+    package let message: String
 
-    init(_ code: ExitCode, _ message: String) {
+    package init(_ code: ExitCode, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    var exitCode: Int32 { code.rawValue }
+    package var exitCode: Int32 { code.rawValue }
 
     /// Maps a library error: only a MAC mismatch is a wrong passphrase; damaged or refused keystores
     /// and bad key material are bad input; a missing wallet is a usage error.
-    init(_ error: HeraldError) {
+    package init(_ error: HeraldError) {
         switch error.code {
         case .wrongPassphrase:
             self.init(.wrongPassphrase, error.reason)
@@ -41,7 +41,7 @@ struct CLIError: Error {
 
 extension EthereumAddress {
     /// A wallet address typed on the command line; anything else is a usage error (exit 64).
-    static func argument(_ text: String, what: String = "a wallet address") throws -> EthereumAddress {
+    package static func argument(_ text: String, what: String = "a wallet address") throws -> EthereumAddress {
         do { return try EthereumAddress(parsing: text) } catch { throw CLIError(.usage, "\(text) is not \(what)") }
     }
 }
