@@ -40,9 +40,10 @@ enum PostgresWriteOutcome: Sendable {
 /// The SQL of one write, inside its batch's transaction, which holds the advisory lock of every
 /// signer in the batch. Later writes of a batch see the earlier ones.
 ///
-/// The nonce is spent first, by an insert into `nonces` whose key is the digest: a conflict is the
-/// `replayed` outcome and nothing else is done. A change then refused (over the binding limit, an
-/// unknown channel) deletes its nonce again, so that it spends nothing, as on SQLite.
+/// Each write reads what its planner needs (HeraldStore's `DeviceChangePlanner`, `NotificationPlanner`,
+/// `SubscriptionChangePlanner`), and writes the plan: the nonce is spent by an insert into `nonces`
+/// whose key is the digest (a conflict is the `replayed` outcome and nothing else is done). A refused
+/// change (over the binding limit, an unknown channel) spends nothing, as on SQLite.
 struct PostgresWriteSQL {
     let connection: PostgresConnection
     let logger: Logger
@@ -78,108 +79,124 @@ struct PostgresWriteSQL {
             """)
     }
 
-    /// A device change in one statement, one round trip: the nonce is spent, the binding changed, the
-    /// setup confirmation queued and the wallet's key remembered together. The nonce is spent only
-    /// when the change will be made (a refresh, or an insert under the limit, judged on the snapshot
-    /// the signer's lock keeps still), so a refused change spends nothing without a second statement.
+    /// A device change: a register reads its facts (is the nonce spent, does the binding exist, how many
+    /// the wallet holds: one statement, under the signer's lock, so they hold until the commit), lets
+    /// `DeviceChangePlanner` decide, then spends the nonce and writes the plan in one statement. A
+    /// refused change spends nothing. An unregister needs no facts: one statement.
     mutating func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
         let digest = bytea(NonceDigest(signer: change.wallet, nonce: change.nonce).bytes)
+        var facts = BindingFacts(exists: true, walletBindings: 0)
+        if change.action == .register {
+            let wallet = bytea(change.wallet)
+            let row = try await connection.query(
+                """
+                SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(digest)),
+                       EXISTS (SELECT 1 FROM bindings
+                               WHERE wallet = \(wallet) AND platform = \(change.platform.rawValue)
+                                 AND device_token = \(change.deviceToken)),
+                       (SELECT count(*) FROM bindings WHERE wallet = \(wallet))
+                """, logger: logger
+            ).rows { (try $0.bool(0), try $0.bool(1), try $0.int(2)) }.first
+            guard let (spent, exists, count) = row else { throw StoreError("the binding facts returned no row") }
+            // Replay first: a spent nonce answers replayed whatever the plan would be.
+            if spent { return .replayed }
+            facts = BindingFacts(exists: exists, walletBindings: Int(count))
+        }
+        let plan = DeviceChangePlanner.plan(change, facts: facts)
+        if plan == .refuseOverLimit { return .overLimit }
+        let needsKey = !rememberedKeys.contains(change.wallet) && !knownKeys.contains(change.wallet)
+        let row =
+            try await connection.query(write(plan, for: change, digest: digest, needsKey: needsKey), logger: logger)
+            .rows { (try $0.int(0), try $0.int(1)) }.first ?? (0, 0)
+        // Not spent: another node's transaction spent it meanwhile (this insert waited for that commit).
+        guard row.0 > 0 else { return .replayed }
+        if needsKey { rememberedKeys.insert(change.wallet) }
+        switch plan {
+        case .refresh: return .registered(created: false)
+        case .create: return .registered(created: true)
+        case .remove: return row.1 > 0 ? .unregistered : .absent
+        case .refuseOverLimit: return .overLimit
+        }
+    }
+
+    /// One statement: the nonce spent, the change the plan chose made only if it was, the wallet's key
+    /// remembered. The plan arrives as flags, so that the text, and its prepared statement, is one for
+    /// every plan; nothing in it decides. Answers (nonces spent, rows changed).
+    private func write(
+        _ plan: DeviceChangePlan, for change: DeviceChange, digest: ByteBuffer, needsKey: Bool
+    ) -> PostgresQuery {
         let wallet = bytea(change.wallet)
         let platform = change.platform.rawValue
         let token = change.deviceToken
-        let limit = Int64(change.maxBindingsPerWallet)
-        let needsKey = !rememberedKeys.contains(change.wallet) && !knownKeys.contains(change.wallet)
         let key = bytea(change.publicKey.uncompressed)
-        // A Web Push register stores its subscription's keys, replacing older ones (PROTOCOL §9).
-        let p256dh = change.webPush?.p256dh
-        let auth = change.webPush?.auth
-        switch change.action {
-        case .register:
-            let row = try await connection.query(
-                """
-                WITH prior AS (
-                  SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(digest)) AS spent,
-                         EXISTS (SELECT 1 FROM bindings
-                                 WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token))
-                         OR (SELECT count(*) FROM bindings WHERE wallet = \(wallet)) < \(limit) AS allowed),
-                spent AS (
-                  INSERT INTO nonces (digest, retained_until)
-                  SELECT \(digest), \(change.nonceRetainedUntil) FROM prior WHERE allowed
-                  ON CONFLICT (digest) DO NOTHING RETURNING 1),
-                refreshed AS (
-                  UPDATE bindings SET last_seen = \(change.now), p256dh = \(p256dh), auth = \(auth)
-                  WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
-                    AND EXISTS (SELECT 1 FROM spent)
-                  RETURNING 1),
-                inserted AS (
-                  INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen, p256dh, auth)
-                  SELECT \(wallet), \(platform), \(token), \(change.now), \(change.now), \(p256dh), \(auth)
-                  WHERE EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM refreshed)
-                  RETURNING 1),
-                confirmed AS (
-                  INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
-                  SELECT NULL, \(wallet), \(platform), \(token), \(change.now), \(change.now)
-                  FROM inserted WHERE \(change.queueSetupConfirmation) RETURNING 1),
-                remembered AS (
-                  INSERT INTO wallet_keys (wallet, public_key, updated_at)
-                  SELECT \(wallet), \(key), \(change.now) WHERE \(needsKey) AND EXISTS (SELECT 1 FROM spent)
-                  ON CONFLICT (wallet) DO NOTHING RETURNING 1)
-                SELECT prior.spent, prior.allowed, (SELECT count(*) FROM spent), (SELECT count(*) FROM refreshed),
-                       (SELECT count(*) FROM inserted)
-                FROM prior
-                """, logger: logger
-            ).rows { (try $0.bool(0), try $0.bool(1), try $0.int(2), try $0.int(3), try $0.int(4)) }.first
-            guard let (spentBefore, allowed, spent, refreshed, inserted) = row else {
-                throw StoreError("the registration statement returned no row")
-            }
-            if refreshed > 0 || inserted > 0 {
-                if needsKey { rememberedKeys.insert(change.wallet) }
-                return .registered(created: inserted > 0)
-            }
-            if spent > 0 { throw StoreError("the nonce was spent but the binding neither refreshed nor inserted") }
-            // Replay first, as on SQLite; a nonce spent meanwhile by another node's transaction (its
-            // insert waited for that commit, then did nothing) is a replay too.
-            if spentBefore || allowed { return .replayed }
-            return .overLimit
-        case .unregister:
-            let row =
-                try await connection.query(
-                    """
-                    WITH spent AS (
-                      INSERT INTO nonces (digest, retained_until) VALUES (\(digest), \(change.nonceRetainedUntil))
-                      ON CONFLICT (digest) DO NOTHING RETURNING 1),
-                    deleted AS (
-                      DELETE FROM bindings
-                      WHERE wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
-                        AND EXISTS (SELECT 1 FROM spent)
-                      RETURNING 1),
-                    remembered AS (
-                      INSERT INTO wallet_keys (wallet, public_key, updated_at)
-                      SELECT \(wallet), \(key), \(change.now) WHERE \(needsKey) AND EXISTS (SELECT 1 FROM spent)
-                      ON CONFLICT (wallet) DO NOTHING RETURNING 1)
-                    SELECT (SELECT count(*) FROM spent), (SELECT count(*) FROM deleted)
-                    """, logger: logger
-                ).rows { (try $0.int(0), try $0.int(1)) }.first ?? (0, 0)
-            guard row.0 > 0 else { return .replayed }
-            if needsKey { rememberedKeys.insert(change.wallet) }
-            return row.1 > 0 ? .unregistered : .absent
+        var refresh = false
+        var create = false
+        var confirm = false
+        var webPush: WebPushSubscription?
+        switch plan {
+        case .refresh(let keys):
+            refresh = true
+            webPush = keys
+        case .create(let keys, let confirmation):
+            create = true
+            confirm = confirmation
+            webPush = keys
+        case .remove, .refuseOverLimit:
+            break
         }
+        let remove = plan == .remove
+        return """
+            WITH spent AS (
+              INSERT INTO nonces (digest, retained_until) VALUES (\(digest), \(change.nonceRetainedUntil))
+              ON CONFLICT (digest) DO NOTHING RETURNING 1),
+            refreshed AS (
+              UPDATE bindings SET last_seen = \(change.now), p256dh = \(webPush?.p256dh), auth = \(webPush?.auth)
+              WHERE \(refresh) AND wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
+                AND EXISTS (SELECT 1 FROM spent)
+              RETURNING 1),
+            created AS (
+              INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen, p256dh, auth)
+              SELECT \(wallet), \(platform), \(token), \(change.now), \(change.now), \(webPush?.p256dh), \(webPush?.auth)
+              WHERE \(create) AND EXISTS (SELECT 1 FROM spent)
+              RETURNING 1),
+            confirmed AS (
+              INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
+              SELECT NULL, \(wallet), \(platform), \(token), \(change.now), \(change.now)
+              FROM created WHERE \(confirm) RETURNING 1),
+            removed AS (
+              DELETE FROM bindings
+              WHERE \(remove) AND wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
+                AND EXISTS (SELECT 1 FROM spent)
+              RETURNING 1),
+            remembered AS (
+              INSERT INTO wallet_keys (wallet, public_key, updated_at)
+              SELECT \(wallet), \(key), \(change.now) WHERE \(needsKey) AND EXISTS (SELECT 1 FROM spent)
+              ON CONFLICT (wallet) DO NOTHING RETURNING 1)
+            SELECT (SELECT count(*) FROM spent),
+                   (SELECT count(*) FROM refreshed) + (SELECT count(*) FROM created) + (SELECT count(*) FROM removed)
+            """
     }
 
     mutating func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome {
         let digest = NonceDigest(signer: change.subscriber, nonce: change.nonce).bytes
-        guard try await spend(digest, retainedUntil: change.nonceRetainedUntil) else { return .replayed }
         let channel = bytea(change.channel)
         let subscriber = bytea(change.subscriber)
-        let known = try await connection.query(
-            "SELECT count(*) FROM channels WHERE address = \(channel)", logger: logger
-        ).integer()
-        guard known > 0 else {
-            try await unspend(digest)
-            return .unknownChannel
-        }
+        let facts =
+            try await connection.query(
+                """
+                SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(bytea(digest))),
+                       EXISTS (SELECT 1 FROM channels WHERE address = \(channel))
+                """, logger: logger
+            ).rows { (try $0.bool(0), try $0.bool(1)) }.first ?? (false, false)
+        // Replay first, then the planner: a refusal spends no nonce.
+        if facts.0 { return .replayed }
+        let plan = SubscriptionChangePlanner.plan(change, channelExists: facts.1)
+        guard plan != .refuseUnknownChannel else { return .unknownChannel }
+        guard try await spend(digest, retainedUntil: change.nonceRetainedUntil) else { return .replayed }
         let outcome: SubscriptionChangeOutcome
-        switch change.action {
+        switch plan {
+        case .refuseUnknownChannel:
+            return .unknownChannel
         case .subscribe:
             let inserted = try await connection.query(
                 """
@@ -216,11 +233,6 @@ struct PostgresWriteSQL {
             """, logger: logger
         ).integer()
         return inserted > 0
-    }
-
-    /// Gives back a nonce this transaction spent, for a change that was refused.
-    func unspend(_ digest: [UInt8]) async throws {
-        try await run("DELETE FROM nonces WHERE digest = \(bytea(digest))")
     }
 
     /// Records a wallet's public key; the first one recorded stands (a wallet's key never changes).

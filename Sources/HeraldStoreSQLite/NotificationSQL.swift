@@ -2,9 +2,10 @@ import GRDB
 import HeraldCore
 import HeraldStore
 
-/// The SQL of one notification, inside the batch's transaction: the notification row, one feed item
-/// per recipient, one outbox row per binding of each recipient that is not spam, and the spent nonce.
-/// All of it commits together or not at all.
+/// The SQL of one notification, inside the batch's transaction: what `NotificationPlanner` decided from
+/// the channel and its followers read here, written as the notification row, one feed item per
+/// recipient, one outbox row per binding of each recipient pushed, and the spent nonce. All of it
+/// commits together or not at all.
 enum NotificationSQL {
     static func apply(
         _ submission: NotificationSubmission, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
@@ -13,22 +14,20 @@ enum NotificationSQL {
         let digest = NonceDigest(signer: submission.channel, nonce: submission.nonce)
         // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
         if batch.contains(digest) || ledger.contains(digest) { return .replayed }
-        let lookup = try RawStatement(db, "SELECT name, icon, url FROM channels WHERE address = ?")
-        lookup.bind(1, submission.channel.bytes)
-        guard let channel = try lookup.rows({ ($0.text(0), $0.text(1), $0.text(2)) }).first else {
+        let facts = try self.facts(submission, in: db)
+        guard case .deliver(let stored, let recipients) = NotificationPlanner.plan(submission, facts: facts) else {
             return .unknownChannel
         }
         guard
             try DeviceChangeSQL.spend(digest, retainedUntil: submission.nonceRetainedUntil, in: db, batch: &batch)
         else { return .replayed }
-        let notification = try insertNotification(submission, app: channel.0, icon: channel.1, url: channel.2, in: db)
+        let notification = try insert(stored, channel: submission.channel, in: db)
         let receipt: NotificationReceipt
-        if submission.payload.kind == .broadcast {
+        switch recipients {
+        case .everySubscriber:
             receipt = try broadcast(notification, channel: submission.channel, queuedAt: submission.now, in: db)
-        } else {
-            receipt = try deliver(
-                notification, to: submission.payload.recipients, channel: submission.channel,
-                queuedAt: submission.now, in: db)
+        case .named(let items):
+            receipt = try deliver(notification, to: items, queuedAt: submission.now, in: db)
         }
         try DeviceChangeSQL.remember(
             submission.publicKey, of: submission.channel, now: submission.now, in: db, knownKeys: knownKeys,
@@ -36,37 +35,55 @@ enum NotificationSQL {
         return .accepted(receipt)
     }
 
-    private static func insertNotification(
-        _ submission: NotificationSubmission, app: String, icon: String, url: String, in db: Database
-    ) throws -> Int64 {
-        let payload = submission.payload
-        // A type 2's visible text is generic: the channel's own title and body are discarded (§4.1).
-        let secret = payload.kind == .secret
+    /// The channel, and which named recipients follow it: a point lookup each on the subscriptions' key
+    /// (at most a thousand, in the writer's transaction; SQLite before 3.41 has no `unhex` to take them
+    /// as one array without losing the index).
+    private static func facts(_ submission: NotificationSubmission, in db: Database) throws -> NotificationFacts {
+        let lookup = try RawStatement(db, "SELECT name, icon, url, created_at FROM channels WHERE address = ?")
+        lookup.bind(1, submission.channel.bytes)
+        let channel = try lookup.rows { row in
+            ChannelRecord(
+                address: submission.channel, name: row.text(0), icon: row.text(1), url: row.text(2),
+                createdAt: row.integer(3))
+        }.first
+        guard channel != nil else { return NotificationFacts(channel: nil, followers: []) }
+        var followers = Set<EthereumAddress>()
+        for wallet in NotificationPlanner.namedRecipients(of: submission) {
+            let follows = try RawStatement(db, "SELECT 1 FROM subscriptions WHERE channel = ? AND subscriber = ?")
+            follows.bind(1, submission.channel.bytes)
+            follows.bind(2, wallet.bytes)
+            if try follows.integer() != nil { followers.insert(wallet) }
+        }
+        return NotificationFacts(channel: channel, followers: followers)
+    }
+
+    private static func insert(_ stored: StoredNotification, channel: EthereumAddress, in db: Database) throws -> Int64
+    {
         let insert = try RawStatement(
             db,
             """
             INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        insert.bind(1, submission.channel.bytes)
-        insert.bind(2, Int64(payload.kind.rawValue) ?? 0)
-        insert.bind(3, secret ? DeliveredNotification.secretTitle(app: app) : payload.title)
-        insert.bind(4, secret ? DeliveredNotification.secretBody : payload.body)
-        insert.bind(5, app)
-        insert.bind(6, icon)
-        insert.bind(7, url)
-        insert.bind(8, payload.subject)
-        insert.bind(9, payload.message)
-        insert.bind(10, payload.callToAction)
-        insert.bind(11, payload.image)
-        insert.bind(12, submission.epoch)
+        insert.bind(1, channel.bytes)
+        insert.bind(2, stored.type)
+        insert.bind(3, stored.title)
+        insert.bind(4, stored.body)
+        insert.bind(5, stored.app)
+        insert.bind(6, stored.icon)
+        insert.bind(7, stored.url)
+        insert.bind(8, stored.subject)
+        insert.bind(9, stored.message)
+        insert.bind(10, stored.callToAction)
+        insert.bind(11, stored.image)
+        insert.bind(12, stored.epoch)
         try insert.execute()
         return insert.lastInsertedRowID
     }
 
-    /// Type 1: one item per current subscriber and their pushes, each in a single set-based statement
-    /// (a hundred thousand subscribers never cross into Swift one by one). The sids are contiguous: one
-    /// statement under the write lock, AUTOINCREMENT counting up.
+    /// Every subscriber: one item each and their pushes, each in a single set-based statement (a hundred
+    /// thousand subscribers never cross into Swift one by one). The sids are contiguous: one statement
+    /// under the write lock, AUTOINCREMENT counting up.
     private static func broadcast(
         _ notification: Int64, channel: EthereumAddress, queuedAt: Int64, in db: Database
     ) throws -> NotificationReceipt {
@@ -99,35 +116,24 @@ enum NotificationSQL {
         return NotificationReceipt(sids: Array(first...last), spam: 0, pushes: Int(pushes.changes))
     }
 
-    /// Types 2, 3 and 4: at most a thousand named recipients. One who does not follow the channel gets
-    /// the item marked spam, and no push.
+    /// Named recipients (at most a thousand): each item as planned, and a push per binding of those pushed.
     private static func deliver(
-        _ notification: Int64, to recipients: [NotificationPayload.Recipient], channel: EthereumAddress,
-        queuedAt: Int64, in db: Database
+        _ notification: Int64, to items: [PlannedItem], queuedAt: Int64, in db: Database
     ) throws -> NotificationReceipt {
         var sids: [Int64] = []
-        sids.reserveCapacity(recipients.count)
-        var spamCount = 0
+        sids.reserveCapacity(items.count)
         var pushCount = 0
-        for recipient in recipients {
-            let follows = try RawStatement(db, "SELECT 1 FROM subscriptions WHERE channel = ? AND subscriber = ?")
-            follows.bind(1, channel.bytes)
-            follows.bind(2, recipient.wallet.bytes)
-            let spam = try follows.integer() == nil
+        for planned in items {
             let item = try RawStatement(
                 db, "INSERT INTO feed_items (recipient, notification, secret, spam) VALUES (?, ?, ?, ?)")
-            item.bind(1, recipient.wallet.bytes)
+            item.bind(1, planned.wallet.bytes)
             item.bind(2, notification)
-            // Stored as sent: hex compared case-insensitively, output lowercase (PROTOCOL conventions).
-            item.bind(3, recipient.secret?.lowercased() ?? "")
-            item.bind(4, spam ? 1 : 0)
+            item.bind(3, planned.secret)
+            item.bind(4, planned.spam ? 1 : 0)
             try item.execute()
             let sid = item.lastInsertedRowID
             sids.append(sid)
-            if spam {
-                spamCount += 1
-                continue
-            }
+            guard planned.pushed else { continue }
             let pushes = try RawStatement(
                 db,
                 """
@@ -137,10 +143,10 @@ enum NotificationSQL {
             pushes.bind(1, sid)
             pushes.bind(2, queuedAt)
             pushes.bind(3, queuedAt)
-            pushes.bind(4, recipient.wallet.bytes)
+            pushes.bind(4, planned.wallet.bytes)
             try pushes.execute()
             pushCount += Int(pushes.changes)
         }
-        return NotificationReceipt(sids: sids, spam: spamCount, pushes: pushCount)
+        return NotificationReceipt(sids: sids, spam: items.filter(\.spam).count, pushes: pushCount)
     }
 }

@@ -14,13 +14,16 @@ enum SubscriptionSQL {
         if batch.contains(digest) || ledger.contains(digest) { return .replayed }
         let known = try RawStatement(db, "SELECT 1 FROM channels WHERE address = ?")
         known.bind(1, change.channel.bytes)
-        guard try known.integer() != nil else { return .unknownChannel }
+        let plan = SubscriptionChangePlanner.plan(change, channelExists: try known.integer() != nil)
+        guard plan != .refuseUnknownChannel else { return .unknownChannel }
         guard try DeviceChangeSQL.spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch) else {
             return .replayed
         }
 
         let outcome: SubscriptionChangeOutcome
-        switch change.action {
+        switch plan {
+        case .refuseUnknownChannel:
+            return .unknownChannel
         case .subscribe:
             let insert = try RawStatement(
                 db, "INSERT OR IGNORE INTO subscriptions (channel, subscriber, since) VALUES (?, ?, ?)")

@@ -151,3 +151,41 @@ import Testing
         }
     }
 }
+
+/// What the planners make easy to state: a refusal writes nothing, its nonce included, and a replay is
+/// answered as one before any rule is weighed.
+@Suite struct RefusalConformanceTests {
+    @Test(arguments: StoreBackend.available)
+    func anOverLimitReplayIsAReplay(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            #expect(
+                try await store.apply(Fixtures.change(token: Fixtures.token(1), nonce: 1, max: 1))
+                    == .registered(created: true))
+            // Nonce 1 again, for a binding the limit would refuse: the replay decides.
+            let again = try await store.apply(Fixtures.change(token: Fixtures.token(2), nonce: 1, max: 1))
+            #expect(again == .replayed)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func refusedSubscriptionsAndNotificationsSpendNoNonce(_ backend: StoreBackend) async throws {
+        try await backend.withDatabase { database in
+            let store = try await database.openStore()
+            let follower = Fixtures.subscriber(0)
+            #expect(try await store.apply(Fixtures.subscription(key: follower, nonce: 1)) == .unknownChannel)
+            let broadcast = try Fixtures.submission(
+                NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 1)
+            #expect(try await store.submit(broadcast) == .unknownChannel)
+            #expect(try await database.integers("SELECT count(*) FROM nonces") == [0])
+            #expect(try await database.integers("SELECT count(*) FROM notifications") == [0])
+            try await store.saveChannel(
+                ChannelRecord(address: Fixtures.other.address, name: "Desk", icon: "", url: "", createdAt: 1))
+            #expect(try await store.apply(Fixtures.subscription(key: follower, nonce: 1)) == .subscribed(created: true))
+            guard case .accepted(let receipt) = try await store.submit(broadcast) else {
+                Issue.record("the same notification was not accepted once its channel existed")
+                return
+            }
+            #expect(receipt.sids.count == 1)
+        }
+    }
+}
