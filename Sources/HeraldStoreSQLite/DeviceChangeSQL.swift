@@ -81,20 +81,19 @@ enum DeviceChangeSQL {
     }
 
     private static func bindingFacts(_ change: DeviceChange, in db: Database) throws -> BindingFacts {
+        // One range scan of the wallet's few bindings on the primary key answers both.
         let facts = try RawStatement(
             db,
             """
-            SELECT EXISTS (SELECT 1 FROM bindings WHERE wallet = ? AND platform = ? AND device_token = ?),
-                   (SELECT COUNT(*) FROM bindings WHERE wallet = ?)
+            SELECT COALESCE(SUM(platform = ? AND device_token = ?), 0), COUNT(*) FROM bindings WHERE wallet = ?
             """)
-        facts.bind(1, change.wallet.bytes)
-        facts.bind(2, change.platform.rawValue)
-        facts.bind(3, change.deviceToken)
-        facts.bind(4, change.wallet.bytes)
+        facts.bind(1, change.platform.rawValue)
+        facts.bind(2, change.deviceToken)
+        facts.bind(3, change.wallet.bytes)
         guard let row = try facts.rows({ ($0.integer(0), $0.integer(1)) }).first else {
             throw StoreError("the binding facts returned no row")
         }
-        return BindingFacts(exists: row.0 != 0, walletBindings: Int(row.1))
+        return BindingFacts(exists: row.0 > 0, walletBindings: Int(row.1))
     }
 
     private static func isSpent(_ digest: NonceDigest, in db: Database) throws -> Bool {

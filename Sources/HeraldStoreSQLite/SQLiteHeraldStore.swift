@@ -12,12 +12,6 @@ import Synchronization
 public final class SQLiteHeraldStore: HeraldStore {
     public let path: String
     let pool: DatabasePool
-    /// One read-only connection of its own for the point lookups on every request's path (public
-    /// keys), read synchronously on the caller's thread. It is not one of the pool's readers on
-    /// purpose: a synchronous wait for a pool reader on an executor thread can deadlock with async
-    /// reads that hold the readers (seen under feed load), while this connection's queue only ever
-    /// runs these short reads, so a caller waits at most for one of them.
-    private let pointReads: DatabaseQueue
     let writer: GroupCommitWriter
     let checkpointer: WALCheckpointer
     private let logger: Logger
@@ -72,11 +66,6 @@ public final class SQLiteHeraldStore: HeraldStore {
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerBackstopPages)")
             }
             try Self.migrate(pool, logger: logger)
-            var readOnly = Configuration()
-            readOnly.label = "herald.point-reads"
-            readOnly.readonly = true
-            readOnly.busyMode = .timeout(10)
-            pointReads = try DatabaseQueue(path: path, configuration: readOnly)
         } catch {
             throw StoreError.sqlite(error, "cannot open the database at \(path): ")
         }
@@ -146,23 +135,18 @@ public final class SQLiteHeraldStore: HeraldStore {
     }
 
     public func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? {
-        // A synchronous point read (tens of microseconds) on the caller's thread: cheaper than
-        // hopping to a reader queue and back for so little work (about 2× the requests/s).
-        guard let data = try readPublicKey(wallet) else { return nil }
+        guard let data = try await readPublicKey(wallet) else { return nil }
         do { return try PublicKey(bytes: Array(data)) } catch {
             throw StoreError(.corrupt, "stored public key is damaged")
         }
     }
 
-    private func readPublicKey(_ wallet: EthereumAddress) throws -> Data? {
-        try refuseIfClosed()
-        do {
-            return try pointReads.read { db in
-                try Data.fetchOne(
-                    db, sql: "SELECT public_key FROM wallet_keys WHERE wallet = ?", arguments: [Data(wallet.bytes)])
-            }
-        } catch {
-            throw failure("reading", error)
+    /// Through the reader pool, awaited: never a synchronous read on the caller's thread, which under
+    /// `herald serve` is an event loop, and which a busy database could hold for its 10 s busy timeout.
+    private func readPublicKey(_ wallet: EthereumAddress) async throws -> Data? {
+        try await read { db in
+            let statement = try db.cachedStatement(sql: "SELECT public_key FROM wallet_keys WHERE wallet = ?")
+            return try Data.fetchOne(statement, arguments: [Data(wallet.bytes)])
         }
     }
 
@@ -244,7 +228,7 @@ public final class SQLiteHeraldStore: HeraldStore {
     /// group-commit writer's next transaction, never a transaction (and fsync) of its own.
     public func rememberPublicKey(_ key: PublicKey, of wallet: EthereumAddress, now: Int64) async throws {
         if writer.knownKeys.contains(wallet) { return }
-        if try readPublicKey(wallet) != nil {
+        if try await readPublicKey(wallet) != nil {
             writer.knownKeys.insert([wallet])
             return
         }
@@ -329,7 +313,6 @@ public final class SQLiteHeraldStore: HeraldStore {
         if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
         writer.stop()
         checkpointer.stop()
-        try pointReads.close()
         try pool.close()
         // Released last: the next server on the file may start once nothing of this one writes.
         serveLock.withLock { $0 = nil }
