@@ -51,7 +51,7 @@ struct RelayPush: Sendable {
             id: id,
             message: PushMessage(
                 platform: platform, deviceToken: DeviceToken.normalized(token, for: platform), id: idBytes,
-                expiration: expiresAt, content: content),
+                expiration: expiresAt, content: .notification(content)),
             expiresAt: expiresAt)
     }
 }
