@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldStoreSQLite", targets: ["HeraldStoreSQLite"]),
         .library(name: "HeraldStorePostgres", targets: ["HeraldStorePostgres"]),
+        .library(name: "HeraldRelay", targets: ["HeraldRelay"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldInbox", targets: ["HeraldInbox"]),
         .executable(name: "herald", targets: ["herald"]),
@@ -113,13 +114,13 @@ let package = Package(
             dependencies: ["HeraldCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
-        // Push delivery: the PushProvider protocol, APNs (HTTP/2, ES256 provider tokens) and FCM HTTP v1
-        // (OAuth2 from a service account), over AsyncHTTPClient.
+        // Push delivery: the PushProvider protocol, APNs (HTTP/2, ES256 provider tokens), FCM HTTP v1
+        // (OAuth2 from a service account), Web Push and the upstream relay, over AsyncHTTPClient. No store:
+        // providers send a PushMessage, and the server maps its outbox rows to one.
         .target(
             name: "HeraldRelay",
             dependencies: [
                 "HeraldCore",
-                "HeraldStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -290,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "HeraldRelayTests",
             dependencies: [
-                "HeraldRelay", "HeraldStore", "HeraldCore", "HeraldTesting",
+                "HeraldRelay", "HeraldCore", "HeraldTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -1,5 +1,4 @@
-import HeraldCore
-public import HeraldStore
+public import HeraldCore
 
 /// What a push shows and carries (PROTOCOL §4.2, §4.3), before it is shaped for APNs or FCM.
 public struct PushContent: Sendable, Hashable {
@@ -9,6 +8,15 @@ public struct PushContent: Sendable, Hashable {
     public let data: [(key: String, value: String)]
     /// The wake-up form of `data`: `type`, `sid`, `epoch` only, for pushes too large or `push.content = none`.
     public let minimalData: [(key: String, value: String)]
+
+    public init(
+        title: String, body: String, data: [(key: String, value: String)], minimalData: [(key: String, value: String)]
+    ) {
+        self.title = title
+        self.body = body
+        self.data = data
+        self.minimalData = minimalData
+    }
 
     public static func == (lhs: PushContent, rhs: PushContent) -> Bool {
         lhs.title == rhs.title && lhs.body == rhs.body && lhs.data.elementsEqual(rhs.data, by: ==)
@@ -39,48 +47,31 @@ public struct PushContent: Sendable, Hashable {
     public static let wakeUpTitle = "Herald"
     public static let wakeUpBody = "You have a new notification."
 
-    /// The content of a queued push: its feed item's §4.2 payload, or the setup confirmation.
-    public static func of(_ push: QueuedPush, mode: Mode) -> PushContent {
-        guard let notification = push.notification else {
-            let setup = [("type", "setup"), ("sid", ""), ("epoch", String(push.queuedAt * 1000))]
-            return PushContent(
-                title: setupTitle, body: setupBody, data: setup.map { (key: $0.0, value: $0.1) },
-                minimalData: setup.map { (key: $0.0, value: $0.1) })
-        }
-        let minimal = [
-            (key: "type", value: notification.kind.rawValue), (key: "sid", value: String(notification.sid)),
-            (key: "epoch", value: String(notification.epoch)),
-        ]
-        if mode == .none {
-            return PushContent(title: wakeUpTitle, body: wakeUpBody, data: minimal, minimalData: minimal)
-        }
-        let full: [(key: String, value: String)] =
-            notification.data.objectMembers?.map { (key: $0.key, value: $0.value.stringValue ?? "") } ?? minimal
-        return PushContent(title: notification.title, body: notification.body, data: full, minimalData: minimal)
-    }
-
     /// `data` as a JSON object of strings.
     static func object(_ pairs: [(key: String, value: String)]) -> [(key: String, value: JSONValue)] {
         pairs.map { (key: $0.key, value: .string($0.value)) }
     }
 
-    /// The APNs body `{"aps":{"alert":{"title","body"},"mutable-content":1,"sound":"default"}, …data}`,
-    /// with the minimal data when the full one would pass 4096 bytes.
-    public func apnsBody() -> [UInt8] {
+    /// The APNs body `{"aps":{"alert":{"title","body"},"mutable-content":1,"sound":"default"[,"badge":N]
+    /// [,"thread-id":"…"]}, …data}`, with the minimal data when the full one would pass 4096 bytes.
+    public func apnsBody(badge: Int? = nil, threadID: String? = nil) -> [UInt8] {
         let alert = JSONValue.object([("title", .string(title)), ("body", .string(body))])
+        var members: [(key: String, value: JSONValue)] = [
+            ("alert", alert), ("mutable-content", .number("1")), ("sound", .string("default")),
+        ]
+        if let badge { members.append(("badge", .number(String(badge)))) }
+        if let threadID { members.append(("thread-id", .string(threadID))) }
+        let aps = JSONValue.object(members)
         func encoded(_ pairs: [(key: String, value: String)]) -> [UInt8] {
-            let aps = JSONValue.object([
-                ("alert", alert),
-                ("mutable-content", .number("1")), ("sound", .string("default")),
-            ])
-            return JSONValue.object([("aps", aps)] + Self.object(pairs)).jsonBytes
+            JSONValue.object([("aps", aps)] + Self.object(pairs)).jsonBytes
         }
         let full = encoded(data)
         return full.count > Self.maximumBytes ? encoded(minimalData) : full
     }
 
-    /// The FCM HTTP v1 body; the size rule applies to `notification` + `data` as compact JSON.
-    public func fcmBody(token: String) -> [UInt8] {
+    /// The FCM HTTP v1 body with the provider's `android` options; the size rule applies to
+    /// `notification` + `data` as compact JSON.
+    public func fcmBody(token: String, android: JSONValue) -> [UInt8] {
         let notification = JSONValue.object([("title", .string(title)), ("body", .string(body))])
         func measured(_ pairs: [(key: String, value: String)]) -> Int {
             JSONValue.object([("notification", notification), ("data", .object(Self.object(pairs)))]).jsonBytes.count
@@ -88,7 +79,7 @@ public struct PushContent: Sendable, Hashable {
         let pairs = measured(data) > Self.maximumBytes ? minimalData : data
         let message = JSONValue.object([
             ("token", .string(token)), ("notification", notification), ("data", .object(Self.object(pairs))),
-            ("android", .object([("priority", .string("high"))])),
+            ("android", android),
         ])
         return JSONValue.object([("message", message)]).jsonBytes
     }

@@ -1,65 +1,90 @@
 public import HeraldCore
-public import HeraldStore
 
-/// One push, shaped and ready for its service, whatever it came from: a queued outbox row, or a push
-/// a downstream Herald forwarded to this upstream (PROTOCOL §7), which has no outbox row here.
+/// One push, shaped and ready for its service, whatever it came from: an outbox row (the server maps
+/// it), or a push a downstream Herald forwarded to this upstream (PROTOCOL §7), which has no outbox row
+/// here. Providers read nothing else; each uses the fields its service has and leaves the others.
+/// Without the options (priority … threadID) every service gets what §4.3, §8 and §9 say it gets.
 public struct PushMessage: Sendable, Hashable {
+    /// What the push carries.
+    public enum Content: Sendable, Hashable {
+        /// The §4.2 payload (a feed item, its wake-up form, or the setup confirmation).
+        case notification(PushContent)
+        /// A Bisq push (PROTOCOL §8): sent with Bisq's own bodies instead.
+        case bisq(BisqPushContent)
+    }
+
+    /// How urgently the service should deliver it (PROTOCOL §11.4 `push.priority`).
+    public enum Priority: String, Sendable, Hashable {
+        case high
+        case normal
+    }
+
+    /// APNs `apns-push-type`: what the payload does on the device. Every push PROTOCOL defines shows
+    /// something (§4.3, §8, §10), so `alert` unless a caller knows better.
+    public enum PushType: String, Sendable, Hashable {
+        case alert
+        case background
+    }
+
     public let platform: Platform
     public let deviceToken: String
     /// 16 bytes, sent as APNs `apns-id` (fixed when first queued, the same on every retry).
     public let id: [UInt8]
-    /// Unix seconds after which the service may drop it (APNs `apns-expiration`).
+    /// The push's deadline, Unix seconds: APNs `apns-expiration`, the base of Web Push's `TTL` and of
+    /// FCM's `android.ttl`, a forwarded push's `expiresAt`.
     public let expiration: Int64
-    public let content: PushContent
-    /// A Bisq push (PROTOCOL §8): sent with Bisq's own body and priority instead of `content`.
-    public let bisq: BisqRelayContent?
+    public let content: Content
+    /// nil: the content's own (``priorityOrDefault``; Web Push picks by type, §9).
+    public let priority: Priority?
+    public let pushType: PushType
+    /// APNs `apns-collapse-id`, FCM `android.collapse_key`, Web Push `Topic`.
+    public let collapseID: String?
+    /// The message's own `push.ttl` (§11.4), when it gave one: FCM then gets `android.ttl`, and 0 means
+    /// APNs `apns-expiration: 0` (one attempt, never stored).
+    public let timeToLive: Int64?
+    /// APNs `aps.badge` (§10), on a notification's body.
+    public let badge: Int?
+    /// APNs `aps.thread-id` (§11.4), on a notification's body.
+    public let threadID: String?
+    /// A Web Push binding's keys, which the push is encrypted for (§9); nil on the other platforms.
+    public let webPushSubscription: WebPushSubscription?
 
     public init(
-        platform: Platform, deviceToken: String, id: [UInt8], expiration: Int64, content: PushContent,
-        bisq: BisqRelayContent? = nil
+        platform: Platform, deviceToken: String, id: [UInt8], expiration: Int64, content: Content,
+        priority: Priority? = nil, pushType: PushType = .alert, collapseID: String? = nil, timeToLive: Int64? = nil,
+        badge: Int? = nil, threadID: String? = nil, webPushSubscription: WebPushSubscription? = nil
     ) {
         self.platform = platform
         self.deviceToken = deviceToken
         self.id = id
         self.expiration = expiration
         self.content = content
-        self.bisq = bisq
+        self.priority = priority
+        self.pushType = pushType
+        self.collapseID = collapseID
+        self.timeToLive = timeToLive
+        self.badge = badge
+        self.threadID = threadID
+        self.webPushSubscription = webPushSubscription
     }
-}
 
-extension PushContent {
-    /// A payload that is not a §4.2 push payload (PROTOCOL §7 answers `invalid_payload`).
-    public struct Malformed: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    /// The §4.2 content, unless this is a Bisq push.
+    public var notification: PushContent? {
+        if case .notification(let content) = content { return content }
+        return nil
     }
 
-    /// The content of a forwarded §4.2 payload `{"notification":{"title","body"},"data":{…strings…}}`,
-    /// shaped under this server's own `push.content`: `none` keeps only the wake-up. `data` must carry
-    /// `type`, `sid` and `epoch`, every value a string; a setup confirmation (`type` "setup") is sent
-    /// as it is, since it holds nothing of a message.
-    public static func relayed(_ payload: JSONValue, mode: Mode) throws(Malformed) -> PushContent {
-        guard case .string(let title)? = payload["notification"]?["title"],
-            case .string(let body)? = payload["notification"]?["body"]
-        else { throw Malformed(description: "payload.notification needs string title and body") }
-        guard let members = payload["data"]?.objectMembers else {
-            throw Malformed(description: "payload.data must be an object of strings")
-        }
-        var data: [(key: String, value: String)] = []
-        for member in members {
-            guard case .string(let value) = member.value else {
-                throw Malformed(description: "payload.data.\(member.key) must be a string")
-            }
-            data.append((key: member.key, value: value))
-        }
-        let minimal = try ["type", "sid", "epoch"].map { key throws(Malformed) -> (key: String, value: String) in
-            guard let value = data.first(where: { $0.key == key })?.value else {
-                throw Malformed(description: "payload.data needs \(key)")
-            }
-            return (key: key, value: value)
-        }
-        if mode == .none && minimal[0].value != "setup" {
-            return PushContent(title: wakeUpTitle, body: wakeUpBody, data: minimal, minimalData: minimal)
-        }
-        return PushContent(title: title, body: body, data: data, minimalData: minimal)
+    /// The Bisq content, if this is a Bisq push.
+    public var bisq: BisqPushContent? {
+        if case .bisq(let content) = content { return content }
+        return nil
+    }
+
+    /// `priority`, or the content's own: high for a notification (§4.3), by its urgency for a Bisq push
+    /// (§8). APNs and FCM send this; Web Push has a rule of its own without a priority.
+    public var priorityOrDefault: Priority {
+        if let priority { return priority }
+        if case .bisq(let content) = content { return content.urgent ? .high : .normal }
+        return .high
     }
 }

@@ -1,24 +1,14 @@
 public import HeraldCore
-public import HeraldStore
 public import Logging
 
-/// Something that hands a queued push to a push service (APNs, FCM). Implementations never throw:
-/// every way a send can end is a ``PushDelivery`` that the outbox records.
+/// Something that hands a push to a push service (APNs, FCM, Web Push, an upstream relay): an outbox
+/// row the server mapped, or a push a downstream forwarded (PROTOCOL §7), alike. Implementations never
+/// throw: every way a send can end is a ``PushDelivery`` that the outbox records.
 public protocol PushProvider: Sendable {
     /// For logs and metrics: `apns`, `fcm`, `none`.
     var name: String { get }
 
-    func deliver(_ push: QueuedPush) async -> PushDelivery
-
-    /// Sends a push that has no outbox row here (one a downstream forwarded to this upstream).
     func deliver(_ message: PushMessage) async -> PushDelivery
-}
-
-extension PushProvider {
-    /// For providers that only drain the outbox (test doubles): a forwarded push fails, unsent.
-    public func deliver(_ message: PushMessage) async -> PushDelivery {
-        .failed(reason: "\(name) cannot send forwarded pushes")
-    }
 }
 
 /// How one send ended.
@@ -69,27 +59,22 @@ public struct PushProviders: Sendable {
     }
 }
 
-/// The no-op provider: logs each push (token by prefix only, never content) and reports it failed,
-/// because nothing was sent.
+/// The no-op provider: logs each push (its `apns-id` and platform, never content) and reports it
+/// failed, because nothing was sent.
 public struct LoggingPushProvider: PushProvider {
     public let name = "none"
     let logger: Logger
 
     public init(logger: Logger) { self.logger = logger }
 
-    public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        let service = Self.service(push.platform)
+    public func deliver(_ message: PushMessage) async -> PushDelivery {
+        let service = Self.service(message.platform)
+        // No token, not even its prefix: the push may be a forwarded one, and an upstream keeps no device
+        // token in its logs (PROTOCOL §7). The outbox row has the same apns-id.
         logger.debug(
             "push not sent: no \(service) credentials configured",
-            metadata: [
-                "push": "\(push.id)", "sid": "\(push.sid.map(String.init) ?? "-")",
-                "platform": "\(push.platform.rawValue)", "token": "\(DeviceToken.logPrefix(push.deviceToken))",
-            ])
+            metadata: ["push": "\(APNsProvider.uuid(message.id))", "platform": "\(message.platform.rawValue)"])
         return .failed(reason: "no \(service) provider configured")
-    }
-
-    public func deliver(_ message: PushMessage) async -> PushDelivery {
-        .failed(reason: "no \(Self.service(message.platform)) provider configured")
     }
 
     static func service(_ platform: Platform) -> String {

@@ -128,6 +128,23 @@ public final class FakeFCM: Sendable {
         return true
     }
 
+    /// `android` as FCM takes it: `priority` `high` or `normal` (Herald always sends one); `ttl` a
+    /// Duration in its JSON form, whole seconds here (`"3600s"`); `collapse_key` a string.
+    static func androidProblems(_ android: JSONValue?) -> [String] {
+        var problems: [String] = []
+        if ![JSONValue.string("high"), .string("normal")].contains(android?["priority"] ?? .null) {
+            problems.append("android.priority is not high or normal")
+        }
+        if let ttl = android?["ttl"] {
+            let text = ttl.stringValue ?? ""
+            if !text.hasSuffix("s") || UInt64(text.dropLast()) == nil { problems.append("android.ttl is not \"<n>s\"") }
+        }
+        if let key = android?["collapse_key"], key.stringValue?.isEmpty != false {
+            problems.append("android.collapse_key is not a string")
+        }
+        return problems
+    }
+
     private func send(_ request: Request, context: FakeRequestContext) async throws -> Response {
         let project = context.parameters.get("project") ?? ""
         let body = Array(try await request.body.collect(upTo: 1 << 20).readableBytesView)
@@ -139,8 +156,7 @@ public final class FakeFCM: Sendable {
         if project != projectID { problems.append("project is \(project)") }
         let message = (try? JSONParser.parse(body))?["message"]
         if message?["token"]?.stringValue?.isEmpty != false { problems.append("message.token is missing") }
-        // Herald's pushes show a notification at high priority; a Bisq push (PROTOCOL §8) is data only,
-        // `{"encrypted"}`, at high or normal priority.
+        // Herald's pushes show a notification; a Bisq push (PROTOCOL §8) is data only, `{"encrypted"}`.
         let isBisq = message?["data"]?["encrypted"] != nil
         if !isBisq, message?["notification"]?["title"]?.stringValue == nil {
             problems.append("notification.title is missing")
@@ -150,10 +166,7 @@ public final class FakeFCM: Sendable {
         } else {
             problems.append("message.data is missing")
         }
-        let priorities: [JSONValue] = isBisq ? [.string("high"), .string("normal")] : [.string("high")]
-        if !priorities.contains(message?["android"]?["priority"] ?? .null) {
-            problems.append("android.priority is not \(isBisq ? "high or normal" : "high")")
-        }
+        problems += Self.androidProblems(message?["android"])
         log.withLock { $0.append(Received(project: project, body: body, problems: problems)) }
         if !problems.isEmpty { return FakeAnswer.json(400, Self.error(400, "INVALID_ARGUMENT", nil)) }
         switch await core.nextAnswer().settle() {

@@ -12,7 +12,8 @@ import Synchronization
 /// with a certificate made at start for `localhost` and `127.0.0.1`. It takes `POST` on any path (an endpoint
 /// is whatever URL it handed out, query included), checks each request as a push service would (VAPID
 /// JWT signed by the `k` key for this origin, `aes128gcm` body of at most 4096 bytes, `TTL`,
-/// `Urgency`), records it, and answers by rules: per path, a queue of answers, then 201.
+/// `Urgency`, the form of a `Topic`), records it, and answers by rules: per path, a queue of answers,
+/// then 201.
 public final class FakeWebPush: Sendable {
     /// One request as received, with what the fake found wrong in it (empty: a request it accepts).
     public struct Received: Sendable {
@@ -125,6 +126,12 @@ public final class FakeWebPush: Sendable {
         return response
     }
 
+    /// RFC 8030 §5.4: a topic is at most 32 characters of the URL- and filename-safe base64 alphabet.
+    static func isTopic(_ topic: String) -> Bool {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        return (1...32).contains(topic.utf8.count) && topic.utf8.allSatisfy(alphabet.contains)
+    }
+
     /// Checks a request as a push service would, records it, and picks its answer by the rules.
     private func respond(
         target: String, headers fields: [(String, String)], body: [UInt8], http2: Bool
@@ -137,7 +144,9 @@ public final class FakeWebPush: Sendable {
         if headers["content-type"] != "application/octet-stream" { problems.append("bad content-type") }
         if headers["ttl"].flatMap(Int.init) == nil { problems.append("TTL is not a number") }
         if !["very-low", "low", "normal", "high"].contains(headers["urgency"] ?? "") { problems.append("bad Urgency") }
-        if headers["topic"] != nil { problems.append("a Topic header was sent") }
+        if let topic = headers["topic"], !Self.isTopic(topic) {
+            problems.append("Topic is not 1–32 base64url characters")
+        }
         if body.count > 4096 { problems.append("the body is over 4096 bytes") }
         if body.count < 86 + 17 || body[16..<21] != [0, 0, 0x10, 0, 65] { problems.append("not an aes128gcm header") }
         counts.withLock { $0.answered += 1 }

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldRelay
-import HeraldStore
 import Logging
 import Synchronization
 import Testing
@@ -12,13 +11,13 @@ import Testing
     static let key = P256.Signing.PrivateKey()
 
     func provider(
-        _ transport: ScriptedTransport, clock: ManualClock = ManualClock(1_763_769_600), mode: PushContent.Mode = .full,
+        _ transport: ScriptedTransport, clock: ManualClock = ManualClock(1_763_769_600),
         sandboxHost: String = "https://sandbox.test/"
     ) -> (APNsProvider, APNsTokenAuthority) {
         let tokens = APNsTokenAuthority(key: Self.key, keyID: "KEY123", teamID: "TEAM45", clock: clock.read)
         let provider = APNsProvider(
             transport: transport, tokens: tokens, topic: "org.example.herald", productionHost: "https://prod.test",
-            sandboxHost: sandboxHost, mode: mode, maxAgeSeconds: 3600, logger: Logger(label: "test"))
+            sandboxHost: sandboxHost, logger: Logger(label: "test"))
         return (provider, tokens)
     }
 
@@ -81,30 +80,23 @@ import Testing
         #expect(body["sid"] == .string("42") && body["amsg"] == .string("Pay 0.1 ETH") && body["type"] == .string("3"))
     }
 
-    @Test func secretOversizedWakeUpAndSetupBodies() async throws {
+    @Test func secretOversizedAndSetupBodies() async throws {
         let transport = ScriptedTransport { _ in PushHTTPResponse(status: 200) }
-        let (full, _) = provider(transport)
-        _ = await full.deliver(F.push(notification: F.notification(.secret)))
+        let (provider, _) = provider(transport)
+        _ = await provider.deliver(F.push(content: .notification(F.content(.secret))))
         let secret = try #require(F.json(transport.requests[0].body))
         #expect(secret["aps"]?["alert"]?["title"] == .string("Desk has sent you a secret message!"))
         #expect(secret["secret"] == .string("00aa"))
 
-        _ = await full.deliver(F.push(notification: F.notification(message: String(repeating: "x", count: 5000))))
+        _ = await provider.deliver(
+            F.push(content: .notification(F.content(message: String(repeating: "x", count: 5000)))))
         let big = try #require(F.json(transport.requests[1].body))
         #expect(transport.requests[1].body.count <= 4096)
         #expect(big.objectMembers?.map(\.key) == ["aps", "type", "sid", "epoch"], "over 4096 bytes: minimal data")
         #expect(big["aps"]?["alert"]?["title"] == .string("Trade accepted"), "the alert stays")
 
-        let (wakeUp, _) = provider(transport, mode: .none)
-        _ = await wakeUp.deliver(F.push())
-        let none = try #require(F.json(transport.requests[2].body))
-        #expect(none["aps"]?["alert"]?["title"] == .string("Herald"))
-        #expect(none["aps"]?["alert"]?["body"] == .string("You have a new notification."))
-        #expect(none.objectMembers?.map(\.key) == ["aps", "type", "sid", "epoch"])
-        #expect(!String(decoding: transport.requests[2].body, as: UTF8.self).contains("Offer 17"))
-
-        _ = await full.deliver(F.push(notification: nil))
-        let setup = try #require(F.json(transport.requests[3].body))
+        _ = await provider.deliver(F.push(content: .notification(F.setup)))
+        let setup = try #require(F.json(transport.requests[2].body))
         #expect(setup["aps"]?["alert"]?["body"] == .string("Notifications are on for this device."))
         #expect(
             setup["type"] == .string("setup") && setup["sid"] == .string("")

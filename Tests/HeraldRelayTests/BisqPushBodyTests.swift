@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import HeraldRelay
-import HeraldStore
 import Testing
 
 /// PROTOCOL §8: the bodies and headers Bisq's phone apps expect, the message passed through untouched.
@@ -9,11 +8,12 @@ import Testing
     typealias F = RelayFixtures
     static let message = "BisqMessageiOS|2ef5ba7d36c64aed|6y1SkHoX4dpcymNS6aMscCgTnhsnvIvDl4Q1UVv5zkRI"
 
-    static func push(platform: Platform, token: String, urgent: Bool, mutable: Bool = false) -> QueuedPush {
-        QueuedPush(
-            id: 9, sid: nil, wallet: F.wallet, platform: platform, deviceToken: token, apnsID: Array(0..<16),
-            queuedAt: 1_763_769_600, attempts: 0, notification: nil,
-            bisq: BisqRelayContent(message: message, urgent: urgent, mutableContent: mutable))
+    /// As the server maps a queued Bisq push: APNs keeps it four weeks (§8).
+    static func push(platform: Platform, token: String, urgent: Bool, mutable: Bool = false) -> PushMessage {
+        F.push(
+            platform: platform, token: token,
+            content: .bisq(BisqPushContent(message: message, urgent: urgent, mutableContent: mutable)),
+            expiration: F.queuedAt + BisqPushBody.apnsExpirySeconds)
     }
 
     @Test func anAPNsBisqPushCarriesLocKeyContentAvailableAndTheMessage() async throws {

@@ -3,7 +3,6 @@ import CryptoExtras
 import Foundation
 import HeraldCore
 import HeraldRelay
-import HeraldStore
 import Logging
 import Testing
 

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldRelay
-import HeraldStore
 import HeraldTesting
 import Logging
 import Testing
@@ -28,7 +27,7 @@ import Testing
             sandboxHost: fake.url, logger: Logger(label: "test"))
 
         #expect(await provider.deliver(F.push()) == .sent)
-        #expect(await provider.deliver(F.push(notification: F.notification(.secret))) == .sent)
+        #expect(await provider.deliver(F.push(content: .notification(F.content(.secret)))) == .sent)
         fake.enqueue(
             .reject(status: 410, reason: "Unregistered"),
             .reject(status: 503, reason: "ServiceUnavailable", retryAfter: 9))
@@ -69,21 +68,33 @@ import Testing
         try await transport.shutdown()
     }
 
+    /// The FCM fake, started, and a provider sending to it over AsyncHTTPClient.
+    struct FCMSetup {
+        let fake: FakeFCM
+        let transport: AsyncHTTPClientTransport
+        let provider: FCMProvider
+
+        init(clock: (@Sendable () -> Int64)? = nil) async throws {
+            fake = try FakeFCM()
+            try await fake.start()
+            let account = try ServiceAccount(json: fake.serviceAccountJSON)
+            transport = try AsyncHTTPClientTransport(timeout: .seconds(10))
+            provider = FCMProvider(
+                transport: transport, tokens: FCMAccessTokens(account: account, transport: transport),
+                projectID: account.projectID, endpoint: fake.url, clock: clock, logger: Logger(label: "test"))
+        }
+    }
+
     @Test func fcmAndItsTokenEndpointAgainstTheFake() async throws {
-        let fake = try FakeFCM()
-        try await fake.start()
+        let setup = try await FCMSetup()
+        let (fake, transport, provider) = (setup.fake, setup.transport, setup.provider)
         defer { fake.stop() }
-        let account = try ServiceAccount(json: fake.serviceAccountJSON)
-        let transport = try AsyncHTTPClientTransport(timeout: .seconds(10))
-        let tokens = FCMAccessTokens(account: account, transport: transport)
-        let provider = FCMProvider(
-            transport: transport, tokens: tokens, projectID: account.projectID, endpoint: fake.url,
-            logger: Logger(label: "test"))
         let push = F.push(platform: .android, token: "fcm:" + String(repeating: "A1", count: 40))
         #expect(await provider.deliver(push) == .sent)
         #expect(
             await provider.deliver(
-                F.push(platform: .android, token: push.deviceToken, notification: F.notification(.secret))) == .sent)
+                F.push(platform: .android, token: push.deviceToken, content: .notification(F.content(.secret))))
+                == .sent)
         #expect(fake.grantCount == 1, "one access token for both")
         fake.enqueue(.reject(status: 404, reason: "UNREGISTERED"))
         #expect(await provider.deliver(push) == .deadToken(reason: "FCM 404 NOT_FOUND UNREGISTERED"))

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldStore
 import Logging
 import Synchronization
 import Testing
@@ -12,10 +11,10 @@ import Testing
     static let installation = "0b7c2a9e-3a57-4a7e-9f0e-1c7f3c4e2a10"
     static let key = "k3y+with/odd=chars"
 
-    static func provider(_ transport: ScriptedTransport, mode: PushContent.Mode = .full) -> UpstreamPushProvider {
+    static func provider(_ transport: ScriptedTransport) -> UpstreamPushProvider {
         UpstreamPushProvider(
-            transport: transport, upstream: "https://up.example/", installationID: installation, key: key, mode: mode,
-            maxAgeSeconds: 3_600, logger: Logger(label: "test"))
+            transport: transport, upstream: "https://up.example/", installationID: installation, key: key,
+            logger: Logger(label: "test"))
     }
 
     static func tokenAnswer(_ token: String = "t1", expiresIn: String = "3600") -> PushHTTPResponse {
@@ -42,11 +41,25 @@ import Testing
         return PushHTTPResponse(status: 200, body: JSONValue.object([("results", .array(results))]).jsonBytes)
     }
 
-    static func push(_ index: Int, platform: Platform = .ios) -> QueuedPush {
-        QueuedPush(
-            id: Int64(index), sid: 42, wallet: RelayFixtures.wallet, platform: platform,
-            deviceToken: RelayFixtures.iosToken, apnsID: (0..<16).map { UInt8(($0 + index) % 256) },
-            queuedAt: 1_763_769_600, attempts: 0, notification: RelayFixtures.notification())
+    static func push(_ index: Int, platform: Platform = .ios) -> PushMessage {
+        RelayFixtures.push(platform: platform, id: (0..<16).map { UInt8(($0 + index) % 256) })
+    }
+
+    /// The one push item of the last request sent.
+    static func forwardedItem(_ transport: ScriptedTransport) throws -> JSONValue {
+        let sent = try #require(transport.requests.last.flatMap { RelayFixtures.json($0.body) })
+        guard case .array(let pushes)? = sent["pushes"], let item = pushes.first else {
+            throw ForwardingError.noPushes
+        }
+        return item
+    }
+
+    enum ForwardingError: Error { case noPushes }
+
+    static func accepting() -> ScriptedTransport {
+        ScriptedTransport { request in
+            request.url.hasSuffix("/token") ? Self.tokenAnswer() : Self.results(for: request) { _ in "sent" }
+        }
     }
 
     @Test func concurrentPushesGoInBatchesOfAtMostAHundredWithOneToken() async throws {
@@ -95,38 +108,43 @@ import Testing
     }
 
     @Test func eachPushIsForwardedAsTheSection42PayloadWithItsIdAndExpiry() async throws {
-        let transport = ScriptedTransport { request in
-            request.url.hasSuffix("/token") ? Self.tokenAnswer() : Self.results(for: request) { _ in "sent" }
-        }
+        let transport = Self.accepting()
         #expect(await Self.provider(transport).deliver(Self.push(0, platform: .android)) == .sent)
-        let sent = try #require(transport.requests.last.flatMap { RelayFixtures.json($0.body) })
-        guard case .array(let pushes)? = sent["pushes"], let item = pushes.first else {
-            Issue.record("no pushes in the request")
-            return
-        }
+        let item = try Self.forwardedItem(transport)
+        #expect(item.objectMembers?.map(\.key) == ["id", "platform", "deviceToken", "payload", "expiresAt"])
         #expect(item["id"] == .string(APNsProvider.uuid(Array(0..<16))))
         #expect(item["platform"] == .string("android"))
         #expect(item["deviceToken"] == .string(RelayFixtures.iosToken))
-        #expect(item["expiresAt"] == .number(String(1_763_769_600 + 3_600)))
+        #expect(item["expiresAt"] == .number(String(RelayFixtures.deadline)))
         #expect(item["payload"]?["notification"]?["title"] == .string("Trade accepted"))
         #expect(item["payload"]?["data"]?["amsg"] == .string("Pay 0.1 ETH"))
         #expect(item["payload"]?["data"]?["sid"] == .string("42"))
     }
 
-    @Test func contentNoneForwardsOnlyTheWakeUp() async throws {
-        let transport = ScriptedTransport { request in
-            request.url.hasSuffix("/token") ? Self.tokenAnswer() : Self.results(for: request) { _ in "sent" }
-        }
-        _ = await Self.provider(transport, mode: .none).deliver(Self.push(0))
-        let sent = try #require(transport.requests.last.flatMap { RelayFixtures.json($0.body) })
-        guard case .array(let pushes)? = sent["pushes"], let item = pushes.first else {
-            Issue.record("no pushes in the request")
-            return
-        }
-        #expect(item["payload"]?["notification"]?["title"] == .string(PushContent.wakeUpTitle))
-        #expect(item["payload"]?["data"]?.objectMembers?.map { $0.key } == ["type", "sid", "epoch"])
-        let text = String(decoding: transport.requests.last?.body ?? [], as: UTF8.self)
-        #expect(!text.contains("Pay 0.1 ETH"))
+    /// PROTOCOL §7: the options go under their §7 names, each only when the message has it.
+    @Test func theOptionsAreForwardedUnderTheirSection7Names() async throws {
+        let transport = Self.accepting()
+        let push = RelayFixtures.push(
+            priority: .normal, collapseID: "trade-17", timeToLive: 0, badge: 4, threadID: "0xChannel")
+        #expect(await Self.provider(transport).deliver(push) == .sent)
+        let item = try Self.forwardedItem(transport)
+        #expect(
+            item.objectMembers?.map(\.key) == [
+                "id", "platform", "deviceToken", "payload", "expiresAt", "priority", "collapseId", "threadId", "ttl",
+                "badge",
+            ])
+        #expect(item["priority"] == .string("normal") && item["collapseId"] == .string("trade-17"))
+        #expect(
+            item["threadId"] == .string("0xChannel") && item["ttl"] == .number("0") && item["badge"] == .number("4"))
+        #expect(item["expiresAt"] == .number(String(RelayFixtures.deadline)), "the deadline, whatever the ttl")
+    }
+
+    /// §7 has no push type: the upstream sends alerts, so a background push is not forwarded as one.
+    @Test func aBackgroundPushIsNotForwarded() async {
+        let transport = Self.accepting()
+        let outcome = await Self.provider(transport).deliver(RelayFixtures.push(pushType: .background))
+        #expect(outcome == .failed(reason: "an APNs background push cannot go through an upstream relay"))
+        #expect(transport.requests.isEmpty)
     }
 
     @Test func answersMapOntoTheOutboxRules() async throws {

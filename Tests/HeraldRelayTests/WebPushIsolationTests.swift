@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldStore
 import Synchronization
 import Testing
 
@@ -29,10 +28,10 @@ final class HangingTransport: WebPushTransport {
 /// docs/protocol.md §9: one push service, slow or hostile, holds only its own share of the Web Push
 /// lane, and a name that takes long to resolve fails its lookup in time.
 @Suite struct WebPushIsolationTests {
-    static func push(to endpoint: String) -> QueuedPush {
+    static func push(to endpoint: String) -> PushMessage {
         let keys = WebPushProviderTests.subscription
         return RelayFixtures.push(
-            platform: .webpush, token: endpoint, notification: RelayFixtures.notification(),
+            platform: .webpush, token: endpoint,
             webPushSubscription: WebPushSubscription(storedEndpoint: endpoint, p256dh: keys.p256dh, auth: keys.auth))
     }
 

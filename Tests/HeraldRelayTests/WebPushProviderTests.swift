@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldRelay
-import HeraldStore
 import Logging
 import Synchronization
 import Testing
@@ -48,14 +47,14 @@ struct TableResolver: HostResolver {
     ) -> WebPushProvider {
         WebPushProvider(
             transport: transport, tokens: VAPIDTokens(key: vapid, subject: "mailto:ops@example.org", clock: clock.read),
-            maxAgeSeconds: 86_400, clock: clock.read, logger: Logger(label: "test"))
+            clock: clock.read, logger: Logger(label: "test"))
     }
 
-    /// A push as a claim returns it: with its binding's keys, unless the binding had none.
-    static func push(_ notification: DeliveredNotification?, withKeys: Bool = true) -> QueuedPush {
+    /// A push as the server maps a claimed one: a day's max age, its binding's keys unless it had none.
+    static func push(_ content: PushContent, withKeys: Bool = true) -> PushMessage {
         RelayFixtures.push(
-            platform: .webpush, token: endpoint, notification: notification,
-            webPushSubscription: withKeys ? subscription : nil)
+            platform: .webpush, token: endpoint, content: .notification(content),
+            expiration: RelayFixtures.queuedAt + 86_400, webPushSubscription: withKeys ? subscription : nil)
     }
 
     static func open(_ request: PushHTTPRequest) throws -> JSONValue {
@@ -65,9 +64,9 @@ struct TableResolver: HostResolver {
     @Test func aPushIsEncryptedForTheSubscriptionWithTTLUrgencyAndVAPID() async throws {
         let transport = ScriptedWebPushTransport { _ in PushHTTPResponse(status: 201) }
         let provider = Self.provider(transport)
-        #expect(await provider.deliver(Self.push(RelayFixtures.notification())) == .sent)
-        #expect(await provider.deliver(Self.push(RelayFixtures.notification(.broadcast))) == .sent)
-        #expect(await provider.deliver(Self.push(nil)) == .sent)
+        #expect(await provider.deliver(Self.push(RelayFixtures.content())) == .sent)
+        #expect(await provider.deliver(Self.push(RelayFixtures.content(.broadcast))) == .sent)
+        #expect(await provider.deliver(Self.push(RelayFixtures.setup)) == .sent)
         let requests = transport.requests
         #expect(requests.count == 3)
         let targeted = requests[0]
@@ -129,21 +128,21 @@ struct TableResolver: HostResolver {
             let transport = ScriptedWebPushTransport { _ in
                 PushHTTPResponse(status: status, headers: retryAfter.map { [("Retry-After", $0)] } ?? [])
             }
-            let outcome = await Self.provider(transport).deliver(Self.push(RelayFixtures.notification()))
+            let outcome = await Self.provider(transport).deliver(Self.push(RelayFixtures.content()))
             #expect(outcome == expected, "\(status)")
         }
     }
 
     @Test func aLargePayloadIsCutToTypeSidEpochAndFitsOneRecord() async throws {
         let transport = ScriptedWebPushTransport { _ in PushHTTPResponse(status: 201) }
-        let long = RelayFixtures.notification(message: String(repeating: "é", count: 2000))
+        let long = RelayFixtures.content(message: String(repeating: "é", count: 2000))
         #expect(await Self.provider(transport).deliver(Self.push(long)) == .sent)
         let request = try #require(transport.requests.first)
         #expect(request.body.count <= 4096)
         let data = try Self.open(request)["data"]
         #expect(data?.objectMembers?.map(\.key) == ["type", "sid", "epoch"])
         // Non-ASCII and `/` are written as themselves: the 3993 bytes are those bytes.
-        let short = RelayFixtures.notification(message: "é/ü")
+        let short = RelayFixtures.content(message: "é/ü")
         #expect(await Self.provider(transport).deliver(Self.push(short)) == .sent)
         let plaintext = try WebPushCipher.decrypt(
             transport.requests[1].body, privateKey: Self.subscriberKey, authSecret: Self.auth)
@@ -152,7 +151,7 @@ struct TableResolver: HostResolver {
 
     @Test func aPushClaimedWithoutKeysSendsNothing() async {
         let transport = ScriptedWebPushTransport { _ in PushHTTPResponse(status: 201) }
-        let outcome = await Self.provider(transport).deliver(Self.push(RelayFixtures.notification(), withKeys: false))
+        let outcome = await Self.provider(transport).deliver(Self.push(RelayFixtures.content(), withKeys: false))
         guard case .failed = outcome else {
             Issue.record("expected a failure, got \(outcome)")
             return

@@ -152,7 +152,9 @@ import Testing
             #expect(response.status == .ok)
             #expect(response.text == expected)
             let sent = try #require(provider.pushes.first)
-            #expect(sent.platform == .ios && sent.bisq?.message == Self.message && sent.bisq?.urgent == true)
+            #expect(
+                sent.platform == .ios
+                    && sent.bisq == BisqPushContent(message: Self.message, urgent: true, mutableContent: false))
         }
     }
 }

@@ -12,7 +12,7 @@ import Testing
 private struct SlowProvider: PushProvider {
     let name = "apns"
 
-    func deliver(_ push: QueuedPush) async -> PushDelivery {
+    func deliver(_ message: PushMessage) async -> PushDelivery {
         try? await Task.sleep(for: .milliseconds(1))
         return .sent
     }

@@ -14,16 +14,21 @@ import Testing
 final class RecordingProvider: PushProvider {
     let name = "recording"
     private let answers: Mutex<[PushDelivery]>
-    private let received = Mutex<[QueuedPush]>([])
+    private let received = Mutex<[PushMessage]>([])
 
     init(answers: [PushDelivery] = []) { self.answers = Mutex(answers) }
 
-    func deliver(_ push: QueuedPush) async -> PushDelivery {
-        received.withLock { $0.append(push) }
+    func deliver(_ message: PushMessage) async -> PushDelivery {
+        received.withLock { $0.append(message) }
         return answers.withLock { $0.isEmpty ? .sent : $0.removeFirst() }
     }
 
-    var pushes: [QueuedPush] { received.withLock { $0 } }
+    var pushes: [PushMessage] { received.withLock { $0 } }
+}
+
+extension PushMessage {
+    /// A value of the §4.2 `data` it carries.
+    func data(_ key: String) -> String? { notification?.data.first { $0.key == key }?.value }
 }
 
 @Suite struct PushOutboxTests {
@@ -62,10 +67,10 @@ final class RecordingProvider: PushProvider {
             #expect(try await service.drainOnce() == 0)
             let push = try #require(provider.pushes.first)
             #expect(provider.pushes.count == 1)
-            #expect(push.platform == .ios && push.deviceToken == F.iosToken && push.wallet == F.key.address)
-            #expect(push.apnsID.count == 16)
-            #expect(push.notification?.message == N.draft.message)
-            #expect(push.notification?.kind == .targeted)
+            #expect(push.platform == .ios && push.deviceToken == F.iosToken)
+            #expect(push.id.count == 16)
+            #expect(push.data("amsg") == N.draft.message)
+            #expect(push.data("type") == "3")
             #expect(try await state.store.pushCounts() == ["sent": 1])
         }
     }
@@ -190,9 +195,9 @@ final class RecordingProvider: PushProvider {
             let service = PushOutboxService(
                 state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
             #expect(try await service.drainOnce() == 2)
-            let setup = try #require(provider.pushes.first { $0.sid == nil })
-            #expect(setup.notification == nil && setup.deviceToken == F.iosToken && setup.wallet == F.key.address)
-            #expect(PushContent.of(setup, mode: .full).body == "Notifications are on for this device.")
+            let setup = try #require(provider.pushes.first { $0.data("type") == "setup" })
+            #expect(setup.data("sid") == "" && setup.deviceToken == F.iosToken)
+            #expect(setup.notification?.body == "Notifications are on for this device.")
             // A refresh of the same binding queues nothing.
             let refresh = DeviceChange(
                 action: .register, wallet: F.key.address, platform: .ios, deviceToken: F.iosToken,

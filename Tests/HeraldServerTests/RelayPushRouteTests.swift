@@ -18,7 +18,6 @@ import Testing
     final class RecordingProvider: PushProvider {
         let name = "recording"
         let received = Mutex<[PushMessage]>([])
-        func deliver(_ push: QueuedPush) async -> PushDelivery { .failed(reason: "not for the outbox here") }
         func deliver(_ message: PushMessage) async -> PushDelivery {
             received.withLock { $0.append(message) }
             switch message.deviceToken.prefix(4) {
@@ -103,8 +102,8 @@ import Testing
             #expect(first.platform == .ios)
             #expect(first.deviceToken == Self.ios)
             #expect(first.expiration == F.now + 600)
-            #expect(first.content.title == "Trade")
-            #expect(first.content.data.first { $0.key == "amsg" }?.value == "Accepted")
+            #expect(first.notification?.title == "Trade")
+            #expect(first.data("amsg") == "Accepted")
             #expect(received.contains { $0.platform == .iosSandbox })
 
             let usage = try await client.execute(
@@ -188,8 +187,8 @@ import Testing
             let response = try await Self.send(client, token, Self.body([Self.push(Self.ids[0], token: Self.ios)]))
             #expect(response.status == .ok)
             let message = try #require(provider.received.withLock { $0.first })
-            #expect(message.content.title == PushContent.wakeUpTitle)
-            #expect(message.content.data.map(\.key) == ["type", "sid", "epoch"])
+            #expect(message.notification?.title == PushContent.wakeUpTitle)
+            #expect(message.notification?.data.map(\.key) == ["type", "sid", "epoch"])
         }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-public import HeraldStore
 public import Logging
 
 /// APNs provider API over HTTP/2 with token authentication (PROTOCOL §4.3): `POST /3/device/<token>`
@@ -12,23 +11,18 @@ public struct APNsProvider: PushProvider {
     let topic: String
     let productionHost: String
     let sandboxHost: String
-    let mode: PushContent.Mode
-    let maxAgeSeconds: Int64
     let logger: Logger
 
     public init(
         transport: any PushHTTPTransport, tokens: APNsTokenAuthority, topic: String,
         productionHost: String = "https://api.push.apple.com",
-        sandboxHost: String = "https://api.development.push.apple.com", mode: PushContent.Mode = .full,
-        maxAgeSeconds: Int64 = 86_400, logger: Logger
+        sandboxHost: String = "https://api.development.push.apple.com", logger: Logger
     ) {
         self.transport = transport
         self.tokens = tokens
         self.topic = topic
         self.productionHost = productionHost.trimmingSuffix("/")
         self.sandboxHost = sandboxHost.trimmingSuffix("/")
-        self.mode = mode
-        self.maxAgeSeconds = maxAgeSeconds
         self.logger = logger
     }
 
@@ -37,16 +31,13 @@ public struct APNsProvider: PushProvider {
         410: ["Unregistered", "ExpiredToken"], 400: ["BadDeviceToken", "DeviceTokenNotForTopic"],
     ]
 
-    public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        await deliver(
-            PushMessage(
-                platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID,
-                expiration: push.queuedAt + (push.bisq == nil ? maxAgeSeconds : BisqPushBody.apnsExpirySeconds),
-                content: PushContent.of(push, mode: mode), bisq: push.bisq))
-    }
-
     public func deliver(_ message: PushMessage) async -> PushDelivery {
-        let body = message.bisq.map(BisqPushBody.apns) ?? message.content.apnsBody()
+        let body: [UInt8]
+        switch message.content {
+        // `badge` and `thread-id` belong to a notification's `aps`; a Bisq body is Bisq's own (§8).
+        case .notification(let content): body = content.apnsBody(badge: message.badge, threadID: message.threadID)
+        case .bisq(let content): body = BisqPushBody.apns(content)
+        }
         do {
             let token = try await tokens.token()
             var response = try await transport.send(request(message, body: body, token: token))
@@ -68,17 +59,19 @@ public struct APNsProvider: PushProvider {
 
     func host(for platform: Platform) -> String { platform == .iosSandbox ? sandboxHost : productionHost }
 
+    /// PROTOCOL §4.3 and §11.4: `apns-priority` 10, or 5 for `normal`; `apns-expiration` the deadline,
+    /// `0` for a message whose `ttl` is 0 (APNs then tries once and stores nothing); `apns-collapse-id`
+    /// only when the message has one.
     func request(_ message: PushMessage, body: [UInt8], token: String) -> PushHTTPRequest {
-        // A Bisq push (§8) keeps Bisq's priority and four-week expiry; retries still stop at maxAgeSeconds.
-        let priority = message.bisq.map(BisqPushBody.apnsPriority) ?? "10"
+        var headers = [
+            ("authorization", "bearer " + token), ("apns-topic", topic), ("apns-push-type", message.pushType.rawValue),
+            ("apns-priority", message.priorityOrDefault == .high ? "10" : "5"),
+            ("apns-expiration", message.timeToLive == 0 ? "0" : String(message.expiration)),
+            ("apns-id", Self.uuid(message.id)), ("content-type", "application/json"),
+        ]
+        if let collapseID = message.collapseID { headers.append(("apns-collapse-id", collapseID)) }
         return PushHTTPRequest(
-            url: host(for: message.platform) + "/3/device/" + message.deviceToken,
-            headers: [
-                ("authorization", "bearer " + token), ("apns-topic", topic), ("apns-push-type", "alert"),
-                ("apns-priority", priority), ("apns-expiration", String(message.expiration)),
-                ("apns-id", Self.uuid(message.id)), ("content-type", "application/json"),
-            ],
-            body: body)
+            url: host(for: message.platform) + "/3/device/" + message.deviceToken, headers: headers, body: body)
     }
 
     func classify(_ response: PushHTTPResponse) -> PushDelivery {

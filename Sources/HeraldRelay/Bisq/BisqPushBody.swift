@@ -1,5 +1,4 @@
-import HeraldCore
-public import HeraldStore
+public import HeraldCore
 
 /// The push bodies Bisq's phone apps read (PROTOCOL §8). The encrypted message goes in as it came, never
 /// parsed: only the phone holds its key.
@@ -9,7 +8,7 @@ public enum BisqPushBody {
 
     /// `{"aps":{"alert":{"loc-key":"notification"},"content-available":1[,"sound":"default"]
     /// [,"mutable-content":1]},"encrypted":"<message>"}`.
-    public static func apns(_ content: BisqRelayContent) -> [UInt8] {
+    public static func apns(_ content: BisqPushContent) -> [UInt8] {
         var aps: [(key: String, value: JSONValue)] = [
             ("alert", .object([("loc-key", .string("notification"))])), ("content-available", .number("1")),
         ]
@@ -18,14 +17,12 @@ public enum BisqPushBody {
         return JSONValue.object([("aps", .object(aps)), ("encrypted", .string(content.message))]).jsonBytes
     }
 
-    /// 10 for a push that should sound, 5 (delivered when convenient for the battery) otherwise.
-    public static func apnsPriority(_ content: BisqRelayContent) -> String { content.urgent ? "10" : "5" }
-
-    /// `{"message":{"token","data":{"encrypted"},"android":{"priority":"high"|"normal"}}}`.
-    public static func fcm(_ content: BisqRelayContent, token: String) -> [UInt8] {
+    /// `{"message":{"token","data":{"encrypted"},"android":{…}}}`, `android` as the provider shapes it
+    /// (its priority `high` or `normal` by the push's urgency, unless the message sets one).
+    public static func fcm(_ content: BisqPushContent, token: String, android: JSONValue) -> [UInt8] {
         let message = JSONValue.object([
             ("token", .string(token)), ("data", .object([("encrypted", .string(content.message))])),
-            ("android", .object([("priority", .string(content.urgent ? "high" : "normal"))])),
+            ("android", android),
         ])
         return JSONValue.object([("message", message)]).jsonBytes
     }

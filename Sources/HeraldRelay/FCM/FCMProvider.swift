@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-public import HeraldStore
 public import Logging
 
 /// FCM HTTP v1 (PROTOCOL §4.3): `POST /v1/projects/<project>/messages:send` with an OAuth2 bearer token.
@@ -10,32 +9,29 @@ public struct FCMProvider: PushProvider {
     let tokens: FCMAccessTokens
     let endpoint: String
     let projectID: String
-    let mode: PushContent.Mode
+    /// Unix seconds, for `android.ttl` (the seconds left until a push's deadline).
+    let clock: @Sendable () -> Int64
     let logger: Logger
 
     public init(
         transport: any PushHTTPTransport, tokens: FCMAccessTokens, projectID: String,
-        endpoint: String = "https://fcm.googleapis.com", mode: PushContent.Mode = .full, logger: Logger
+        endpoint: String = "https://fcm.googleapis.com", clock: (@Sendable () -> Int64)? = nil, logger: Logger
     ) {
         self.transport = transport
         self.tokens = tokens
         self.projectID = projectID
         self.endpoint = endpoint.trimmingSuffix("/")
-        self.mode = mode
+        self.clock = clock ?? { Int64(Date().timeIntervalSince1970) }
         self.logger = logger
     }
 
-    public func deliver(_ push: QueuedPush) async -> PushDelivery {
-        await deliver(
-            PushMessage(
-                platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID, expiration: 0,
-                content: PushContent.of(push, mode: mode), bisq: push.bisq))
-    }
-
     public func deliver(_ message: PushMessage) async -> PushDelivery {
-        let body =
-            message.bisq.map { BisqPushBody.fcm($0, token: message.deviceToken) }
-            ?? message.content.fcmBody(token: message.deviceToken)
+        let android = androidOptions(message)
+        let body: [UInt8]
+        switch message.content {
+        case .notification(let content): body = content.fcmBody(token: message.deviceToken, android: android)
+        case .bisq(let content): body = BisqPushBody.fcm(content, token: message.deviceToken, android: android)
+        }
         let token: String
         do { token = try await tokens.token() } catch {
             return .retryable(reason: "FCM token: \(String(describing: error).prefix(120))", retryAfter: nil)
@@ -52,6 +48,17 @@ public struct FCMProvider: PushProvider {
         }
         if response.status == 401 { await tokens.invalidate(token) }
         return Self.classify(response)
+    }
+
+    /// `android` (PROTOCOL §4.3, §8, §11.4): `priority`; `ttl` as `"<n>s"`, n the whole seconds left
+    /// until the deadline, only when the message gave a `ttl`; `collapse_key` when it has one.
+    func androidOptions(_ message: PushMessage) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("priority", .string(message.priorityOrDefault.rawValue))]
+        if message.timeToLive != nil {
+            members.append(("ttl", .string("\(max(0, message.expiration - clock()))s")))
+        }
+        if let collapseID = message.collapseID { members.append(("collapse_key", .string(collapseID))) }
+        return .object(members)
     }
 
     static func classify(_ response: PushHTTPResponse) -> PushDelivery {

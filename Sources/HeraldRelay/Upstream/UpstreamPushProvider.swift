@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-public import HeraldStore
 public import Logging
 import Synchronization
 
@@ -21,8 +20,6 @@ public final class UpstreamPushProvider: PushProvider {
     let transport: any PushHTTPTransport
     let upstream: String
     let tokens: UpstreamTokens
-    let mode: PushContent.Mode
-    let maxAgeSeconds: Int64
     let batchLimit: Int
     let logger: Logger
 
@@ -39,35 +36,27 @@ public final class UpstreamPushProvider: PushProvider {
 
     public init(
         transport: any PushHTTPTransport, upstream: String, installationID: String, key: String,
-        mode: PushContent.Mode = .full, maxAgeSeconds: Int64 = 86_400, batchLimit: Int = maximumBatch,
-        logger: Logger
+        batchLimit: Int = maximumBatch, logger: Logger
     ) {
         self.transport = transport
         self.upstream = upstream.hasSuffix("/") ? String(upstream.dropLast()) : upstream
         tokens = UpstreamTokens(
             transport: transport, upstream: self.upstream, installationID: installationID, key: key)
-        self.mode = mode
-        self.maxAgeSeconds = maxAgeSeconds
         self.batchLimit = min(max(batchLimit, 1), Self.maximumBatch)
         self.logger = logger
     }
 
-    public func deliver(_ push: QueuedPush) async -> PushDelivery {
+    public func deliver(_ message: PushMessage) async -> PushDelivery {
         // PROTOCOL §7 forwards §4.2 payloads; a Bisq push's body is Bisq's own, which it cannot carry.
-        guard push.bisq == nil else {
+        guard case .notification(let content) = message.content else {
             return .failed(reason: "a Bisq push cannot go through an upstream relay: configure APNs and FCM here")
         }
-        let content = PushContent.of(push, mode: mode)
-        let payload = JSONValue.object([
-            ("notification", .object([("title", .string(content.title)), ("body", .string(content.body))])),
-            ("data", .object(PushContent.object(content.data))),
-        ])
-        let id = APNsProvider.uuid(push.apnsID)
-        let item = JSONValue.object([
-            ("id", .string(id)), ("platform", .string(push.platform.rawValue)),
-            ("deviceToken", .string(push.deviceToken)), ("payload", payload),
-            ("expiresAt", .number(String(push.queuedAt + maxAgeSeconds))),
-        ])
+        // Nor has it a push type: the upstream sends every push as an alert (§4.3).
+        guard message.pushType == .alert else {
+            return .failed(reason: "an APNs \(message.pushType.rawValue) push cannot go through an upstream relay")
+        }
+        let id = APNsProvider.uuid(message.id)
+        let item = Self.item(message, content: content, id: id)
         return await withCheckedContinuation { continuation in
             let (full, startGathering) = state.withLock { state -> ([Waiting]?, Bool) in
                 state.waiting.append(Waiting(id: id, item: item, continuation: continuation))
@@ -92,6 +81,27 @@ public final class UpstreamPushProvider: PushProvider {
                 }
             }
         }
+    }
+
+    /// One push of the request: `id`, `platform`, `deviceToken`, the §4.2 `payload` (already under this
+    /// server's `push.content`), `expiresAt` (the deadline), then the options the message has, under
+    /// §7's names; nothing §7 does not define.
+    static func item(_ message: PushMessage, content: PushContent, id: String) -> JSONValue {
+        let payload = JSONValue.object([
+            ("notification", .object([("title", .string(content.title)), ("body", .string(content.body))])),
+            ("data", .object(PushContent.object(content.data))),
+        ])
+        var members: [(key: String, value: JSONValue)] = [
+            ("id", .string(id)), ("platform", .string(message.platform.rawValue)),
+            ("deviceToken", .string(message.deviceToken)), ("payload", payload),
+            ("expiresAt", .number(String(message.expiration))),
+        ]
+        if let priority = message.priority { members.append(("priority", .string(priority.rawValue))) }
+        if let collapseID = message.collapseID { members.append(("collapseId", .string(collapseID))) }
+        if let threadID = message.threadID { members.append(("threadId", .string(threadID))) }
+        if let timeToLive = message.timeToLive { members.append(("ttl", .number(String(timeToLive)))) }
+        if let badge = message.badge { members.append(("badge", .number(String(badge)))) }
+        return .object(members)
     }
 
     /// One request for the batch (a second after a 401, with a fresh token); every waiter answered.

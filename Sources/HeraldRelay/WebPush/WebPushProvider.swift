@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-public import HeraldStore
 public import Logging
 
 /// Web Push delivery (RFC 8030, 8291, 8292; PROTOCOL §9): each push is encrypted for its
@@ -11,36 +10,29 @@ public struct WebPushProvider: PushProvider {
     public let name = "webpush"
     let transport: any WebPushTransport
     let tokens: VAPIDTokens
-    let mode: PushContent.Mode
-    let maxAgeSeconds: Int64
     let clock: @Sendable () -> Int64
     let logger: Logger
     let gate: OriginGate
 
     public init(
-        transport: any WebPushTransport, tokens: VAPIDTokens,
-        mode: PushContent.Mode = .full, maxAgeSeconds: Int64 = 86_400, originConcurrency: Int = 8,
+        transport: any WebPushTransport, tokens: VAPIDTokens, originConcurrency: Int = 8,
         clock: (@Sendable () -> Int64)? = nil, logger: Logger
     ) {
         self.transport = transport
         gate = OriginGate(limit: originConcurrency)
         self.tokens = tokens
-        self.mode = mode
-        self.maxAgeSeconds = maxAgeSeconds
         self.clock = clock ?? { Int64(Date().timeIntervalSince1970) }
         self.logger = logger
     }
 
-    public func deliver(_ push: QueuedPush) async -> PushDelivery {
+    public func deliver(_ message: PushMessage) async -> PushDelivery {
+        guard case .notification(let content) = message.content else {
+            return .failed(reason: "a Bisq push cannot go to Web Push")
+        }
         // The claim found no keys: the binding was removed before it, so nothing to encrypt for.
-        guard let subscription = push.webPushSubscription else {
+        guard let subscription = message.webPushSubscription else {
             return .failed(reason: "Web Push binding has no subscription keys")
         }
-        return await deliver(
-            content: PushContent.of(push, mode: mode), to: subscription, expiration: push.queuedAt + maxAgeSeconds)
-    }
-
-    func deliver(content: PushContent, to subscription: WebPushSubscription, expiration: Int64) async -> PushDelivery {
         guard let endpoint = WebPushEndpoint(subscription.endpoint) else {
             return .failed(reason: "Web Push endpoint is not a valid https URL")
         }
@@ -51,12 +43,7 @@ public struct WebPushProvider: PushProvider {
                 authSecret: try subscription.authSecret())
             request = PushHTTPRequest(
                 url: subscription.endpoint,
-                headers: [
-                    ("content-encoding", "aes128gcm"), ("content-type", "application/octet-stream"),
-                    ("ttl", String(max(0, expiration - clock()))), ("urgency", WebPushPlaintext.urgency(content)),
-                    ("authorization", try tokens.authorization(origin: endpoint.origin)),
-                ],
-                body: body)
+                headers: try headers(message, content: content, origin: endpoint.origin), body: body)
         } catch {
             return .failed(reason: "Web Push encryption failed: \(error)")
         }
@@ -77,6 +64,19 @@ public struct WebPushProvider: PushProvider {
         } catch {
             return .retryable(reason: "Web Push unreachable: \(String(describing: error).prefix(120))", retryAfter: nil)
         }
+    }
+
+    /// PROTOCOL §9 and §11.4: `TTL` the whole seconds left until the deadline; `Urgency` the message's
+    /// priority, or by type without one; `Topic` the collapse id, none without one.
+    func headers(_ message: PushMessage, content: PushContent, origin: String) throws -> [(String, String)] {
+        var headers = [
+            ("content-encoding", "aes128gcm"), ("content-type", "application/octet-stream"),
+            ("ttl", String(max(0, message.expiration - clock()))),
+            ("urgency", message.priority?.rawValue ?? WebPushPlaintext.urgency(content)),
+            ("authorization", try tokens.authorization(origin: origin)),
+        ]
+        if let topic = message.collapseID { headers.append(("topic", topic)) }
+        return headers
     }
 
     /// PROTOCOL §9: 200/201/202 sent; 404 and 410 dead; 429 and 5xx retried; everything else, 3xx

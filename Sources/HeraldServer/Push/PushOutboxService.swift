@@ -15,6 +15,8 @@ public struct PushOutboxService: Service {
     let batchSize: Int
     /// How long an idle worker sleeps when no signal comes (retries fall due without one).
     let idlePoll: Duration
+    /// Reads each claimed row into what its provider sends.
+    let mapping: QueuedPushMapping
 
     public init(
         state: ServerState, providers: PushProviders, batchSize: Int? = nil, idlePoll: Duration = .seconds(1)
@@ -23,6 +25,8 @@ public struct PushOutboxService: Service {
         self.providers = providers
         self.batchSize = batchSize ?? state.configuration.pushConcurrency
         self.idlePoll = idlePoll
+        mapping = QueuedPushMapping(
+            mode: state.configuration.pushContent, maxAgeSeconds: state.configuration.pushMaxAgeSeconds)
     }
 
     public func run() async throws {
@@ -190,12 +194,13 @@ public struct PushOutboxService: Service {
     private func deliver(_ push: QueuedPush) async -> Delivery {
         let provider = providers.provider(for: push.platform)
         guard push.bound else { return Delivery(push: push, provider: provider.name, outcome: nil, duration: .zero) }
+        let message = mapping.message(for: push)
         let started = ContinuousClock.now
         let deadline = state.configuration.pushSendDeadline
         let outcome: PushDelivery
         do {
             outcome = try await Deadline.race(within: deadline, late: { SendTimedOut() }) {
-                await provider.deliver(push)
+                await provider.deliver(message)
             }
         } catch {
             outcome = .retryable(reason: "no answer within \(deadline.components.seconds) s", retryAfter: nil)

@@ -15,8 +15,7 @@ public enum PushProviderFactory {
             let tokens = try APNsTokenAuthority(keyFile: keyFile, keyID: keyID, teamID: teamID)
             providers.apns = APNsProvider(
                 transport: try HTTP2PushTransport(caFile: apns.caFile), tokens: tokens, topic: topic,
-                productionHost: apns.host, sandboxHost: apns.sandboxHost, mode: configuration.pushContent,
-                maxAgeSeconds: configuration.pushMaxAgeSeconds, logger: logger)
+                productionHost: apns.host, sandboxHost: apns.sandboxHost, logger: logger)
             logger.info("APNs provider: topic \(topic), key id \(keyID), hosts \(apns.host) and \(apns.sandboxHost)")
         }
         let fcm = configuration.fcm
@@ -27,7 +26,7 @@ public enum PushProviderFactory {
             providers.fcm = FCMProvider(
                 transport: transport,
                 tokens: FCMAccessTokens(account: account, tokenURI: fcm.tokenURI, transport: transport),
-                projectID: project, endpoint: fcm.endpoint, mode: configuration.pushContent, logger: logger)
+                projectID: project, endpoint: fcm.endpoint, logger: logger)
             logger.info("FCM provider: project \(project), endpoint \(fcm.endpoint)")
         }
         let upstream = configuration.upstream
@@ -50,8 +49,7 @@ public enum PushProviderFactory {
             }
             let relay = UpstreamPushProvider(
                 transport: try AsyncHTTPClientTransport(caFile: upstream.caFile), upstream: url,
-                installationID: id.lowercased(), key: key, mode: configuration.pushContent,
-                maxAgeSeconds: configuration.pushMaxAgeSeconds,
+                installationID: id.lowercased(), key: key,
                 batchLimit: UpstreamPushProvider.batchLimit(forConcurrency: configuration.pushConcurrency),
                 logger: logger)
             let through = [providers.apns == nil ? "APNs" : nil, providers.fcm == nil ? "FCM" : nil].compactMap { $0 }
@@ -77,7 +75,6 @@ public enum PushProviderFactory {
         logger.info("Web Push provider: VAPID key \(key.publicKey.prefix(12))…, subject \(subject)\(networks)")
         return WebPushProvider(
             transport: transport, tokens: VAPIDTokens(key: key, subject: subject),
-            mode: configuration.pushContent, maxAgeSeconds: configuration.pushMaxAgeSeconds,
             originConcurrency: settings.originConcurrency, logger: logger)
     }
 

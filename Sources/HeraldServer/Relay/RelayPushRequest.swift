@@ -10,6 +10,9 @@ struct RelayPush: Sendable {
 
     static let maximumPushes = 100
 
+    /// Whether it is still sent: before its `expiresAt`, or, with `ttl` 0, once however late (§7, §11.4).
+    func isLive(at now: Int64) -> Bool { expiresAt > now || message.timeToLive == 0 }
+
     /// The whole request's pushes; the first fault refuses the whole request with its §3 code.
     static func parse(_ body: some Collection<UInt8>, mode: PushContent.Mode) throws -> [RelayPush] {
         let json: JSONValue
@@ -46,12 +49,18 @@ struct RelayPush: Sendable {
         do { content = try PushContent.relayed(payload, mode: mode) } catch {
             throw APIError(.invalidPayload, "\(at).\(error.description)")
         }
+        let options = try RelayPushOptions(item, at: at)
         let idBytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        // Under this server's `push.content = none` nothing of the message reaches Apple or Google, not
+        // even what it groups or collapses by (§11.4).
+        let quiet = mode == .none
         return RelayPush(
             id: id,
             message: PushMessage(
                 platform: platform, deviceToken: DeviceToken.normalized(token, for: platform), id: idBytes,
-                expiration: expiresAt, content: content),
+                expiration: expiresAt, content: .notification(content), priority: options.priority,
+                collapseID: quiet ? nil : options.collapseID, timeToLive: options.timeToLive, badge: options.badge,
+                threadID: quiet ? nil : options.threadID),
             expiresAt: expiresAt)
     }
 }

@@ -61,7 +61,7 @@ enum RelayRoutes {
         limiter: RelayRateLimiter, context: HeraldRequestContext
     ) async throws -> [RelayPushResult] {
         let now = state.clock()
-        let live = pushes.indices.filter { pushes[$0].expiresAt > now }
+        let live = pushes.indices.filter { pushes[$0].isLive(at: now) }
         let (granted, retryAfter) = limiter.take(
             live.count, installation: installation.id, rate: installation.rate,
             nowMilliseconds: state.millisecondClock())
@@ -72,7 +72,7 @@ enum RelayRoutes {
         }
         let sending = Array(live.prefix(granted))
         var results = pushes.map { push in
-            push.expiresAt > now
+            push.isLive(at: now)
                 ? RelayPushResult(
                     id: push.id, status: .retry, reason: "installation over its rate", retryAfter: retryAfter)
                 : RelayPushResult(id: push.id, status: .failed, reason: "expired")
