@@ -182,7 +182,10 @@ import Testing
         let fixture = try ServerFixture { $0.bisqRelay = true }
         let store = fixture.state.store
         // This node's part first, with a fallback read too slow to answer in time: only the wake-up can.
-        let woken = BisqRelayController(state: fixture.state, fallbackReadInterval: .seconds(30))
+        // The answer may wait long (a loaded machine's drain can outlast the default 10 s): what is
+        // measured is how soon it comes once the outcome is recorded.
+        let woken = BisqRelayController(
+            state: fixture.state, firstAttemptWait: .seconds(120), fallbackReadInterval: .seconds(30))
         let controller = BisqRelayController(state: fixture.state)
         func queue() async throws -> Int64 {
             try await store.queueBisqPush(
