@@ -9,27 +9,22 @@ public enum HeraldServerApp {
     /// The `Server` header of every answer.
     static let serverName = "herald"
 
-    /// The router: middleware (outermost first) then every route of ``RouteTable``.
+    /// The router: the request policy's middleware (outermost first), then every controller's routes.
     public static func makeRouter(
         _ state: ServerState, providers: PushProviders? = nil
     ) -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
-        router.add(middleware: ObservabilityMiddleware(metrics: state.metrics))
-        router.add(middleware: ErrorMiddleware(routes: RouteTable.served(bisqRelay: state.configuration.bisqRelay)))
-        router.add(middleware: NULRefusalMiddleware())
-        if let limiter = state.rateLimiter {
-            router.add(
-                middleware: RateLimitMiddleware(limiter: limiter, trustedProxies: state.configuration.trustedProxies))
-        }
-        InfoRoutes.register(on: router, state: state)
-        DeviceRoutes.register(on: router, state: state)
-        WebPushRoutes.register(on: router, state: state)
-        SubscriptionRoutes.register(on: router, state: state)
-        NotificationRoutes.register(on: router, state: state)
-        RelayRoutes.register(
-            on: router, state: state, providers: providers ?? PushProviders(logger: state.logger),
-            authority: RelayAuthority(store: state.store, clock: state.clock))
-        if state.configuration.bisqRelay { BisqRelayController(state: state).register(on: router) }
+        RequestPolicy(state: state).install(on: router)
+        let devices = DeviceController(state: state)
+        let feedAccess = FeedAccessCheck(signed: state.signedRequests, keys: state.store)
+        router.addRoutes(InfoController(state: state).routes)
+        router.addRoutes(devices.routes)
+        router.addRoutes(WebPushController(state: state, devices: devices).routes)
+        router.addRoutes(SubscriptionController(state: state, feedAccess: feedAccess).routes)
+        router.addRoutes(NotificationController(state: state, feedAccess: feedAccess).routes)
+        router.addRoutes(
+            RelayController(state: state, providers: providers ?? PushProviders(logger: state.logger)).routes)
+        if state.configuration.bisqRelay { router.addRoutes(BisqRelayController(state: state).routes) }
         return router
     }
 
@@ -41,12 +36,13 @@ public enum HeraldServerApp {
         let counter = ConnectionGuard.Counter()
         let timeout = TimeAmount.seconds(Int64(state.configuration.requestTimeoutSeconds))
         let limit = state.configuration.maxConnections
+        let devices = DeviceController(state: state)
         return Application(
             router: makeRouter(state, providers: providers),
             server: .http1(
                 configuration: .init(additionalChannelHandlers: [
                     ConnectionGuard(requestTimeout: timeout, limit: limit, counter: counter),
-                    DeviceRouteFastPath(state: state),
+                    DeviceRouteFastPath(state: state, devices: devices),
                 ])),
             configuration: .init(
                 address: .hostname(state.configuration.host, port: state.configuration.port), serverName: serverName),

@@ -8,7 +8,7 @@ import Testing
 /// the JSON of PROTOCOL §3 exactly, for any numbers.
 @Suite struct AcceptedBodyTests {
     static func parsed(_ receipt: NotificationReceipt) throws -> JSONValue {
-        try JSONParser.parse(NotificationRoutes.acceptedBody(receipt))
+        try JSONParser.parse(NotificationController.acceptedBody(receipt))
     }
 
     @Test func sidsAreStringsAndCountsAreNumbers() throws {
@@ -19,14 +19,14 @@ import Testing
     }
 
     @Test func noRecipientsIsAnEmptyList() throws {
-        let body = NotificationRoutes.acceptedBody(NotificationReceipt(sids: [], spam: 0, pushes: 0))
+        let body = NotificationController.acceptedBody(NotificationReceipt(sids: [], spam: 0, pushes: 0))
         #expect(String(decoding: body, as: UTF8.self) == #"{"sid":[],"recipients":0,"pushes":0}"#)
     }
 
     @Test(arguments: [Int64(0), 7, 10, 99, 100, -5, Int64.max, Int64.min])
     func decimalsMatchTheStandardLibrary(_ value: Int64) {
         var out: [UInt8] = []
-        NotificationRoutes.appendDecimal(value, to: &out)
+        NotificationController.appendDecimal(value, to: &out)
         #expect(String(decoding: out, as: UTF8.self) == String(value))
     }
 }

@@ -32,14 +32,16 @@ struct BisqRelayController {
     /// Now, on the server's clock, as the limiter's instant.
     private var limiterNow: ContinuousClock.Instant { origin.instant + .seconds(state.clock() - origin.seconds) }
 
-    func register(on router: Router<HeraldRequestContext>) {
-        router.on(RouteTable.bisqRelay) { request, context in await legacyRelay(request, context: context) }
-        router.on(RouteTable.bisqAPNs) { request, context in
+    var routes: RouteCollection<HeraldRequestContext> {
+        let routes = RouteCollection(context: HeraldRequestContext.self)
+        routes.on(RouteTable.bisqRelay) { request, context in await legacyRelay(request, context: context) }
+        routes.on(RouteTable.bisqAPNs) { request, context in
             try await devicePush(request, context: context, platform: .ios)
         }
-        router.on(RouteTable.bisqFCM) { request, context in
+        routes.on(RouteTable.bisqFCM) { request, context in
             try await devicePush(request, context: context, platform: .android)
         }
+        return routes
     }
 
     /// `GET /relay`: `success` once the push is durably queued; every fault one `text/plain` line.

@@ -12,9 +12,9 @@ import NIOHTTPTypes
 /// stream, the response writer) costs about 12 µs a request over a NIO handler, and a registration
 /// about 25 µs of server CPU in all (docs/benchmarks.md, sixth round), a sixth of it.
 ///
-/// The answer is the route's (`DeviceRoutes.answer`), with what the middleware adds on the way:
-/// the rate limit, the body's limits and media type (checked in the order `RequestBody` checks them),
-/// PROTOCOL §3's error bodies, the request metrics, and the `Date` and `Server` headers. A request
+/// The answer is the route's (``DeviceController/answer``), with every stage of ``RequestPolicy``
+/// applied on the way, in its order: `step(for:)` says where each one is, and the router's middleware
+/// is built from the same list (`RequestPolicyTests` checks that it holds nothing else). A request
 /// with `Connection` other than keep-alive, with `Expect`, or that arrives while Hummingbird is still
 /// answering an earlier one of this connection goes on to Hummingbird, which answers it the same way.
 /// Requests pipelined behind one answered here wait, unread, for its answer.
@@ -42,6 +42,7 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let state: ServerState
+    private let devices: DeviceController
     private var phase = Phase.idle
     /// Requests handed on to Hummingbird whose answer has not been written yet.
     private var handedOn = 0
@@ -51,8 +52,9 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var quiesceWanted = false
     private var removed = false
 
-    init(state: ServerState) {
+    init(state: ServerState, devices: DeviceController) {
         self.state = state
+        self.devices = devices
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -75,7 +77,7 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 context.fireChannelRead(wrapInboundOut(part))
             }
         case (.reading(var taken), .body(let chunk)):
-            let limit = state.configuration.bodyLimit
+            let limit = devices.bodyLimit
             if taken.body.readableBytes + chunk.readableBytes > limit {
                 refuse(RequestBody.tooLarge(limit), started: taken.started, context: context)
             } else {
@@ -106,28 +108,68 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         return connection.lowercased() == "keep-alive"
     }
 
-    /// Starts reading a request taken here, unless its head alone refuses it: first the rate limit,
-    /// then a declared length over the limit (as the middleware and `RequestBody` check them).
+    /// Starts reading a request taken here, unless its head alone refuses it: the policy's head stages
+    /// in its order (the rate limit, then a declared length over the limit).
     private func begin(_ head: HTTPRequest, context: ChannelHandlerContext) {
         let started = ContinuousClock.now
-        if let limiter = state.rateLimiter {
-            let client = RateLimitMiddleware.clientAddress(
-                peer: context.channel.remoteAddress, forwardedFor: head.headerFields[.xForwardedFor],
-                trustedProxies: state.configuration.trustedProxies)
-            if let wait = limiter.acquire(address: client) {
-                refuse(RateLimitMiddleware.refusal(retryAfter: wait), started: started, context: context)
+        for stage in RequestPolicy.stages where Self.step(for: stage) == .onHead {
+            if let refusal = headRefusal(stage, head, context: context) {
+                refuse(refusal, started: started, context: context)
                 return
             }
-        }
-        let limit = state.configuration.bodyLimit
-        if RequestBody.declaresMoreThan(limit, head.headerFields[.contentLength]) {
-            refuse(RequestBody.tooLarge(limit), started: started, context: context)
-            return
         }
         phase = .reading(
             Taken(
                 body: context.channel.allocator.buffer(capacity: 0), contentType: head.headerFields[.contentType],
                 started: started))
+    }
+
+    /// Where this handler applies a stage of ``RequestPolicy``. No default: a stage added to the policy
+    /// does not compile until this says where the fast path applies it.
+    enum Step {
+        /// By a handler before this one in the channel pipeline.
+        case beforeThisHandler
+        /// On the request's head, before its body is read (`headRefusal`).
+        case onHead
+        /// On each body part as it arrives, and once the body is whole (`take`, `answer`).
+        case onBody
+        /// On the answer as it is written (`write(_:started:context:)`).
+        case onAnswer
+    }
+
+    static func step(for stage: RequestStage) -> Step {
+        switch stage {
+        case .connectionGuard: .beforeThisHandler
+        case .nulRefusal, .rateLimit: .onHead
+        // A declared length on the head; the parts as they arrive (`take`).
+        case .bodyLimits: .onHead
+        case .mediaType: .onBody
+        case .metrics, .errorBody, .headers: .onAnswer
+        }
+    }
+
+    /// A head stage's refusal of this request, as the router's middleware or `RequestBody` gives it.
+    private func headRefusal(
+        _ stage: RequestStage, _ head: HTTPRequest, context: ChannelHandlerContext
+    ) -> APIError? {
+        switch stage {
+        case .nulRefusal:
+            // Only the exact path is taken here, so this never refuses; checked so that it never can.
+            return NULRefusalMiddleware.holdsEncodedNUL(head.path ?? "")
+                ? APIError(.badRequest, NULRefusalMiddleware.message) : nil
+        case .rateLimit:
+            guard let limiter = state.rateLimiter else { return nil }
+            let client = RateLimitMiddleware.clientAddress(
+                peer: context.channel.remoteAddress, forwardedFor: head.headerFields[.xForwardedFor],
+                trustedProxies: state.configuration.trustedProxies)
+            return limiter.acquire(address: client).map { RateLimitMiddleware.refusal(retryAfter: $0) }
+        case .bodyLimits:
+            let limit = devices.bodyLimit
+            return RequestBody.declaresMoreThan(limit, head.headerFields[.contentLength])
+                ? RequestBody.tooLarge(limit) : nil
+        case .connectionGuard, .metrics, .errorBody, .mediaType, .headers:
+            return nil
+        }
     }
 
     private func refuse(_ error: APIError, started: ContinuousClock.Instant, context: ChannelHandlerContext) {
@@ -143,11 +185,12 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let state = self.state
+        let devices = self.devices
         let body = taken.body
         let started = taken.started
         // Started on this loop, the task runs on it, and the store answers it here (`WaiterHome`).
         Task {
-            let answer = await DeviceRouteFastPath.respond(to: body, state: state)
+            let answer = await DeviceRouteFastPath.respond(to: body, devices: devices, logger: state.logger)
             let loop = bound.eventLoop
             let write: @Sendable () -> Void = {
                 let (handler, context) = bound.value
@@ -159,14 +202,14 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The route's answer, or its error's (PROTOCOL §3), as `ErrorMiddleware` gives them.
-    private static func respond(to body: ByteBuffer, state: ServerState) async -> Answer {
+    private static func respond(to body: ByteBuffer, devices: DeviceController, logger: Logger) async -> Answer {
         do {
-            let answer = try await DeviceRoutes.answer(body.readableBytesView, state: state, logger: state.logger)
+            let answer = try await devices.answer(body.readableBytesView, logger: logger)
             return Answer(status: .ok, body: answer.jsonBytes, retryAfter: nil)
         } catch let error as APIError {
             return Answer(error)
         } catch {
-            return Answer(ErrorMiddleware.unhandled(error, logger: state.logger))
+            return Answer(ErrorMiddleware.unhandled(error, logger: logger))
         }
     }
 

@@ -9,7 +9,7 @@ import Synchronization
 final class RelayAuthority: Sendable {
     static let refreshSeconds: Int64 = 10
 
-    private let store: any HeraldStore
+    private let store: any RelayStore
     private let clock: @Sendable () -> Int64
     private struct State {
         var tokens: RelayAccessToken?
@@ -18,7 +18,7 @@ final class RelayAuthority: Sendable {
     }
     private let state = Mutex(State())
 
-    init(store: any HeraldStore, clock: @escaping @Sendable () -> Int64) {
+    init(store: any RelayStore, clock: @escaping @Sendable () -> Int64) {
         self.store = store
         self.clock = clock
     }

@@ -49,27 +49,11 @@ public struct ServerState: Sendable {
                 rate: configuration.rateLimit, burst: configuration.rateBurst,
                 ipv6Prefix: configuration.rateLimitIpv6Prefix) : nil
     }
-}
 
-extension ServerState {
-    /// Verifies a request body as `type` (PROTOCOL §2.3 steps 1–3); a rejection is counted and thrown
-    /// as its §3 error.
-    func verified<Operation: SignedOperation>(
-        _ body: some Collection<UInt8>, as type: Operation.Type, now: Int64
-    ) throws
-        -> VerifiedOperation<Operation>
-    {
-        switch verifier.verify(json: body, as: type, now: now) {
-        case .valid(let operation):
-            return operation
-        case .invalid(let rejection):
-            metrics.recordRejection(rejection.code)
-            throw APIError(rejection)
-        }
-    }
-
-    /// Until when an operation's nonce must stay spent: `expiresAt` + skew (PROTOCOL §2.3 step 4).
-    func nonceRetention(expiresAt: UInt256) -> Int64 {
-        expiresAt.clampedInt64.addingReportingOverflow(configuration.clockSkewSeconds).partialValue
+    /// The verifier, clocks and nonce retention every signed route shares.
+    var signedRequests: SignedRequests {
+        SignedRequests(
+            verifier: verifier, metrics: metrics, clock: clock, millisecondClock: millisecondClock,
+            clockSkewSeconds: configuration.clockSkewSeconds)
     }
 }

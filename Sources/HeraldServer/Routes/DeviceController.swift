@@ -1,0 +1,96 @@
+import HTTPTypes
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `POST /v1/devices` (register / unregister) and `GET /v1/users/{wallet}/pubkey`. The POST is
+/// usually answered by ``DeviceRouteFastPath`` below Hummingbird, with this controller's ``answer``.
+struct DeviceController: Sendable {
+    let signed: SignedRequests
+    let store: any BindingStore
+    let metrics: ServerMetrics
+    let pushWakeup: PushWakeup
+    let bodyLimit: Int
+    let maxBindingsPerWallet: Int
+    let setupConfirmation: Bool
+
+    init(state: ServerState) {
+        signed = state.signedRequests
+        store = state.store
+        metrics = state.metrics
+        pushWakeup = state.pushWakeup
+        bodyLimit = state.configuration.bodyLimit
+        maxBindingsPerWallet = state.configuration.maxBindingsPerWallet
+        setupConfirmation = state.configuration.setupConfirmation
+    }
+
+    var routes: RouteCollection<HeraldRequestContext> {
+        let routes = RouteCollection(context: HeraldRequestContext.self)
+        routes.on(RouteTable.devices) { request, context in
+            let body = try await RequestBody.readJSON(request, limit: bodyLimit)
+            return JSONResponse.make(try await answer(body.readableBytesView, logger: context.logger))
+        }
+        routes.on(RouteTable.publicKey) { _, context in try await publicKey(context: context) }
+        return routes
+    }
+
+    /// A verified, applied DeviceBinding's answer. Shared by the route above and by
+    /// `DeviceRouteFastPath`, which answers the same request below Hummingbird.
+    func answer(_ body: ByteBufferView, logger: Logger) async throws -> JSONValue {
+        let now = signed.clock()
+        let verified = try signed.verified(body, as: DeviceBinding.self, now: now)
+        let binding = verified.operation
+        let change = DeviceChange(
+            action: binding.action == .register ? .register : .unregister, wallet: binding.wallet,
+            platform: binding.platform, deviceToken: binding.normalizedDeviceToken, publicKey: verified.publicKey,
+            nonce: binding.nonceValue,
+            nonceRetainedUntil: signed.nonceRetention(expiresAt: binding.expiresAt),
+            now: now, maxBindingsPerWallet: maxBindingsPerWallet,
+            queueSetupConfirmation: setupConfirmation)
+        let status = try await apply(change, logger: logger)
+        logger.debug(
+            "device \(status)",
+            metadata: [
+                "wallet": "\(binding.wallet)", "platform": "\(binding.platform.rawValue)",
+                "token": "\(DeviceToken.logPrefix(change.deviceToken))",
+            ])
+        return .object([
+            ("wallet", .string(binding.wallet.checksummed)), ("platform", .string(binding.platform.rawValue)),
+            ("deviceToken", .string(change.deviceToken)), ("status", .string(status)),
+        ])
+    }
+
+    private func publicKey(context: HeraldRequestContext) async throws -> Response {
+        let wallet = try PathParameter.wallet(context, "wallet")
+        guard let key = try await StoreCall.run(context, { try await store.publicKey(of: wallet) }) else {
+            throw APIError(.notFound, "no verified signature from \(wallet) yet")
+        }
+        return JSONResponse.make(.object([("wallet", .string(wallet.checksummed)), ("publicKey", .string(key.hex))]))
+    }
+
+    /// Applies a verified binding change (a device token's or a Web Push subscription's), counts it,
+    /// wakes the push worker for a new binding's setup confirmation, and maps refusals to their §3
+    /// errors. Returns the status the answer carries.
+    func apply(_ change: DeviceChange, logger: Logger) async throws -> String {
+        switch try await StoreCall.run(logger: logger, { try await store.apply(change) }) {
+        case .registered(let created):
+            metrics.recordDeviceChange(created ? "created" : "refreshed")
+            if created && change.queueSetupConfirmation { pushWakeup.signal([change.platform]) }
+            return "registered"
+        case .unregistered:
+            metrics.recordDeviceChange("unregistered")
+            return "unregistered"
+        case .absent:
+            metrics.recordDeviceChange("absent")
+            return "absent"
+        case .replayed:
+            metrics.recordRejection(.replayed)
+            throw APIError(.replayed, "this nonce was already used by \(change.wallet)")
+        case .overLimit:
+            metrics.recordRejection(.forbidden)
+            throw APIError(.forbidden, "\(change.wallet) already has \(maxBindingsPerWallet) device bindings")
+        }
+    }
+}
