@@ -24,7 +24,7 @@ public enum HeraldServerApp {
         router.addRoutes(NotificationController(state: state, feedAccess: feedAccess).routes)
         router.addRoutes(
             RelayController(state: state, providers: providers ?? PushProviders(logger: state.logger)).routes)
-        if state.configuration.bisqRelay { router.addRoutes(BisqRelayController(state: state).routes) }
+        if state.configuration.bisq.relay { router.addRoutes(BisqRelayController(state: state).routes) }
         return router
     }
 
@@ -34,8 +34,8 @@ public enum HeraldServerApp {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let counter = ConnectionGuard.Counter()
-        let timeout = TimeAmount.seconds(Int64(state.configuration.requestTimeoutSeconds))
-        let limit = state.configuration.maxConnections
+        let timeout = TimeAmount.seconds(Int64(state.configuration.http.requestTimeoutSeconds))
+        let limit = state.configuration.http.maxConnections
         let devices = DeviceController(state: state)
         return Application(
             router: makeRouter(state, providers: providers),
@@ -45,8 +45,10 @@ public enum HeraldServerApp {
                     DeviceRouteFastPath(state: state, devices: devices),
                 ])),
             configuration: .init(
-                address: .hostname(state.configuration.host, port: state.configuration.port), serverName: serverName),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? state.configuration.port) },
+                address: .hostname(state.configuration.http.host, port: state.configuration.http.port),
+                serverName: serverName),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? state.configuration.http.port)
+            },
             logger: state.logger)
     }
 

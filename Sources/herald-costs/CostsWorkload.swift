@@ -36,13 +36,13 @@ struct CostsWorkload {
     }
 
     func run() async throws -> [Phase] {
-        var configuration = ServerConfiguration()
-        configuration.audience = Self.audience
-        configuration.databasePath = folder + "/costs.sqlite"
-        configuration.rateLimit = 0
+        var configuration = HeraldSettings()
+        configuration.operations.audience = Self.audience
+        configuration.database.path = folder + "/costs.sqlite"
+        configuration.http.rateLimit = 0
         // The defaults otherwise: setup confirmations on, as a server runs.
         let logger = Logger(label: "herald.costs", factory: { _ in SwiftLogNoOpLogHandler() })
-        let store = try await StoreFactory.open(configuration.databasePath, logger: logger)
+        let store = try await StoreFactory.open(configuration.database.path, logger: logger)
         let state = ServerState(configuration: configuration, store: store, logger: logger, clock: { Self.now })
         let responder = HeraldServerApp.makeRouter(state).buildResponder()
         let channelKey = try Self.key("channel")

@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func theLegacyRouteQueuesTheOpaqueMessageAndAnswersSuccess() async throws {
-        let fixture = try F { $0.bisqRelay = true }
+        let fixture = try F { $0.bisq.relay = true }
         let store = fixture.state.store
         try await fixture.test { client throws in
             let loud = try await client.get(Self.relayURI(isProduction: "TRUE", extra: "&mutableContent=true"))
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func aMissingOrMalformedParameterIsOnePlainLineAndQueuesNothing() async throws {
-        let fixture = try F { $0.bisqRelay = true }
+        let fixture = try F { $0.bisq.relay = true }
         let store = fixture.state.store
         try await fixture.test { client throws in
             let faults = [
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func eachDeviceTokenGetsABurstOfTwentyThenPlainText429() async throws {
-        let fixture = try F { $0.bisqRelay = true }
+        let fixture = try F { $0.bisq.relay = true }
         try await fixture.test { client throws in
             var statuses: [HTTPResponse.Status] = []
             var limited: TestResponse?
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func thePostRoutesRefuseBadRequestsWithProtocolCodes() async throws {
-        let fixture = try F { $0.bisqRelay = true }
+        let fixture = try F { $0.bisq.relay = true }
         let store = fixture.state.store
         try await fixture.test { client throws in
             let uri = "/v1/apns/device/\(F.iosToken)"
@@ -139,7 +139,7 @@ import Testing
         ),
     ])
     func thePostRouteAnswersWithItsFirstAttempt(_ delivery: PushDelivery, _ expected: String) async throws {
-        let fixture = try F { $0.bisqRelay = true }
+        let fixture = try F { $0.bisq.relay = true }
         let provider = RecordingProvider(answers: [delivery])
         let outbox = PushOutboxService(
             state: fixture.state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
@@ -162,7 +162,7 @@ import Testing
 /// The answer when no worker tries the push in time, and how `bisq.relay` is set.
 @Suite struct BisqRelaySettingTests {
     @Test func aPushNotAttemptedInTimeAnswersQueued() async throws {
-        let fixture = try ServerFixture { $0.bisqRelay = true }
+        let fixture = try ServerFixture { $0.bisq.relay = true }
         let store = fixture.state.store
         let controller = BisqRelayController(state: fixture.state, firstAttemptWait: .milliseconds(50))
         let id = try await store.queueBisqPush(
@@ -179,7 +179,7 @@ import Testing
     /// This node's outbox service wakes the answer as it records the outcome; a push another node sent is
     /// read at the fallback's pace (1 s), never by polling the outbox every few milliseconds.
     @Test func theAnswerIsWokenByThisNodesOutcomeAndReadsAnotherNodesOnceASecond() async throws {
-        let fixture = try ServerFixture { $0.bisqRelay = true }
+        let fixture = try ServerFixture { $0.bisq.relay = true }
         let store = fixture.state.store
         // This node's part first, with a fallback read too slow to answer in time: only the wake-up can.
         // The answer may wait long (a loaded machine's drain can outlast the default 10 s): what is
@@ -226,11 +226,11 @@ import Testing
     }
 
     @Test func theSwitchStandsAloneOrTakesAValueFromAnySource() async throws {
-        #expect(try await ConfigurationLoader.load().bisqRelay == false)
-        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay"]).bisqRelay)
-        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay", "--port", "9000"]).bisqRelay)
-        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay", "false"]).bisqRelay == false)
-        #expect(try await ConfigurationLoader.load(environment: ["HERALD_BISQ_RELAY": "true"]).bisqRelay)
+        #expect(try await ConfigurationLoader.load().bisq.relay == false)
+        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay"]).bisq.relay)
+        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay", "--port", "9000"]).bisq.relay)
+        #expect(try await ConfigurationLoader.load(arguments: ["--bisq-relay", "false"]).bisq.relay == false)
+        #expect(try await ConfigurationLoader.load(environment: ["HERALD_BISQ_RELAY": "true"]).bisq.relay)
         await #expect(throws: ConfigurationError.self) {
             try await ConfigurationLoader.load(arguments: ["--bisq-relay", "maybe"])
         }

@@ -26,21 +26,21 @@ import Testing
 
     @Test func defaultsMatchTheCLIDocument() async throws {
         let configuration = try await ConfigurationLoader.load()
-        #expect(configuration.host == "127.0.0.1")
-        #expect(configuration.port == 8080)
-        #expect(configuration.databasePath == "./herald-data/herald.sqlite")
+        #expect(configuration.http.host == "127.0.0.1")
+        #expect(configuration.http.port == 8080)
+        #expect(configuration.database.path == "./herald-data/herald.sqlite")
         #expect(configuration.effectiveAudience == "http://127.0.0.1:8080")
-        #expect(configuration.chainId == UInt256(1))
-        #expect(configuration.maxValiditySeconds == 600 && configuration.clockSkewSeconds == 60)
-        #expect(configuration.rateLimit == 50 && configuration.rateBurst == 200)
-        #expect(configuration.bodyLimit == 65_536 && configuration.maxBindingsPerWallet == 20)
-        #expect(configuration.bindingExpiryDays == 270)
-        #expect(configuration.rateLimitIpv6Prefix == 64)
-        #expect(configuration.retentionFeedDays == 365 && configuration.retentionFeedItemsPerWallet == 10_000)
-        #expect(configuration.databasePoolSize == 16 && configuration.databaseConnectTimeoutSeconds == 10)
-        #expect(configuration.pushLeaseSeconds == 60)
-        #expect(configuration.logLevel == .info && configuration.logFormat == .text)
-        #expect(configuration == ServerConfiguration())
+        #expect(configuration.operations.chainId == UInt256(1))
+        #expect(configuration.operations.maxValiditySeconds == 600 && configuration.operations.clockSkewSeconds == 60)
+        #expect(configuration.http.rateLimit == 50 && configuration.http.rateBurst == 200)
+        #expect(configuration.http.bodyLimit == 65_536 && configuration.bindings.maxPerWallet == 20)
+        #expect(configuration.bindings.expiryDays == 270)
+        #expect(configuration.http.rateLimitIpv6Prefix == 64)
+        #expect(configuration.retention.feedDays == 365 && configuration.retention.feedItemsPerWallet == 10_000)
+        #expect(configuration.database.poolSize == 16 && configuration.database.connectTimeoutSeconds == 10)
+        #expect(configuration.push.leaseSeconds == 60)
+        #expect(configuration.log.level == .info && configuration.log.format == .text)
+        #expect(configuration == HeraldSettings())
     }
 
     @Test func flagBeatsEnvironmentBeatsFileBeatsDefault() async throws {
@@ -61,16 +61,16 @@ import Testing
             arguments: ["--port", "7000", "--max-validity=90"],
             environment: ["HERALD_PORT": "8000", "HERALD_HOST": "::1", "HERALD_CHAIN_ID": "137", "UNRELATED": "x"],
             configFile: file)
-        #expect(configuration.port == 7000)
-        #expect(configuration.maxValiditySeconds == 90)
-        #expect(configuration.host == "::1")
+        #expect(configuration.http.port == 7000)
+        #expect(configuration.operations.maxValiditySeconds == 90)
+        #expect(configuration.http.host == "::1")
         #expect(configuration.effectiveAudience == "http://[::1]:7000")
-        #expect(configuration.chainId == UInt256(137))
-        #expect(configuration.maxBindingsPerWallet == 7)
-        #expect(configuration.rateLimit == 12.5)
-        #expect(configuration.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1/128"])
-        #expect(configuration.logLevel == .debug && configuration.logFormat == .json)
-        #expect(configuration.setupConfirmation == false)
+        #expect(configuration.operations.chainId == UInt256(137))
+        #expect(configuration.bindings.maxPerWallet == 7)
+        #expect(configuration.http.rateLimit == 12.5)
+        #expect(configuration.http.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1/128"])
+        #expect(configuration.log.level == .debug && configuration.log.format == .json)
+        #expect(configuration.push.setupConfirmation == false)
     }
 
     @Test func jsonFilesUseTheSameKeys() async throws {
@@ -78,19 +78,19 @@ import Testing
             #"{"port": 9100, "audience": "https://push.example.org", "log": {"level": "warning"}, "trustedProxies": ["127.0.0.1"]}"#,
             name: "herald.json")
         let configuration = try await ConfigurationLoader.load(configFile: file)
-        #expect(configuration.port == 9100)
+        #expect(configuration.http.port == 9100)
         #expect(configuration.effectiveAudience == "https://push.example.org")
-        #expect(configuration.logLevel == .warning)
-        #expect(configuration.trustedProxies.map(\.description) == ["127.0.0.1/32"])
+        #expect(configuration.log.level == .warning)
+        #expect(configuration.http.trustedProxies.map(\.description) == ["127.0.0.1/32"])
     }
 
     @Test func listsComeCommaSeparatedFromFlagsAndTheEnvironmentAndFlagsMayRepeat() async throws {
         let fromEnvironment = try await ConfigurationLoader.load(
             environment: ["HERALD_TRUSTED_PROXY": "10.0.0.0/8, 192.168.0.1"])
-        #expect(fromEnvironment.trustedProxies.map(\.description) == ["10.0.0.0/8", "192.168.0.1/32"])
+        #expect(fromEnvironment.http.trustedProxies.map(\.description) == ["10.0.0.0/8", "192.168.0.1/32"])
         let fromFlags = try await ConfigurationLoader.load(
             arguments: ["--trusted-proxy", "10.0.0.0/8", "--trusted-proxy=::1"])
-        #expect(fromFlags.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1/128"])
+        #expect(fromFlags.http.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1/128"])
     }
 
     @Test(arguments: [
@@ -123,11 +123,11 @@ import Testing
         let retention = try Self.configFile(
             "rateLimitIpv6Prefix: 56\nretention:\n  feedDays: 0\n  feedItemsPerWallet: 50\n")
         let loaded = try await ConfigurationLoader.load(configFile: retention)
-        #expect(loaded.rateLimitIpv6Prefix == 56)
-        #expect(loaded.retentionFeedDays == 0 && loaded.retentionFeedItemsPerWallet == 50)
+        #expect(loaded.http.rateLimitIpv6Prefix == 56)
+        #expect(loaded.retention.feedDays == 0 && loaded.retention.feedItemsPerWallet == 50)
         #expect(
             try await ConfigurationLoader.load(environment: ["HERALD_RATE_LIMIT_IPV6_PREFIX": "128"])
-                .rateLimitIpv6Prefix == 128)
+                .http.rateLimitIpv6Prefix == 128)
         // A good flag hides a bad environment value: the source that wins is the one checked.
         #expect(await Self.failure(["--port", "1"], environment: ["HERALD_PORT": "x"]) == "")
     }
@@ -187,7 +187,7 @@ import Testing
         #expect(
             loaded.fcm.serviceAccountFile == "/etc/herald/sa.json"
                 && loaded.fcm.endpoint == "https://fcm.googleapis.com")
-        #expect(loaded.pushContent == .none && loaded.setupConfirmation == false)
+        #expect(loaded.push.content == .none && loaded.push.setupConfirmation == false)
 
         #expect(
             await Self.failure(["--apns-key-file", "k.p8"])

@@ -59,14 +59,14 @@ import Testing
 
     /// `exchange` through the router, then through a live server, each on a database of its own.
     static func exchangeBothWays(
-        _ configure: @escaping (inout ServerConfiguration) -> Void
+        _ configure: @escaping (inout HeraldSettings) -> Void
     ) async throws -> (routed: [Answer], live: [Answer]) {
         let routed = Answers()
         try await F(configure: configure).test { client in await routed.set(try await exchange(client)) }
         let live = Answers()
         try await F(configure: {
             configure(&$0)
-            $0.port = 0
+            $0.http.port = 0
         }).testLive { client in await live.set(try await exchange(client)) }
         return (await routed.value, await live.value)
     }
@@ -74,8 +74,8 @@ import Testing
     @Test func rateLimitedAlikeWithItsRetryAfter() async throws {
         // One token in 1,000 s after the first two: none comes back while the test runs, however slowly.
         let (expected, answered) = try await Self.exchangeBothWays {
-            $0.rateLimit = 0.001
-            $0.rateBurst = 2
+            $0.http.rateLimit = 0.001
+            $0.http.rateBurst = 2
         }
         #expect(expected.prefix(3).map(\.status) == [200, 409, 429])
         // Retry-After counts down with the clock, so only its presence and range are compared.
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func itsAnswersCarryDateAndServer() async throws {
-        try await F(configure: { $0.port = 0 }).testLive { client in
+        try await F(configure: { $0.http.port = 0 }).testLive { client in
             let response = try await client.post(try F.signed(F.binding(nonce: 1)))
             #expect(response.status == .ok)
             #expect(response.headers[.server] == "herald")
@@ -110,7 +110,7 @@ import Testing
     /// Requests pipelined behind one answered here are answered after it, in order, whichever answers
     /// them; and the request metrics count the ones answered here.
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
-        try await F(configure: { $0.port = 0 }).testLive { client in
+        try await F(configure: { $0.http.port = 0 }).testLive { client in
             let port = try #require(client.port)
             let registration = try F.signed(F.binding(nonce: 1))
             let pipelined =

@@ -41,14 +41,14 @@ import Testing
     @Test func aStandardEIP712SignerIsAccepted() async throws {
         // eth-account's encode_typed_data + sign_message output, from the shared vectors.
         let envelope = try Self.vectorEnvelope("deviceBinding")
-        try await F(configure: { $0.audience = "https://push.example.org" }).test { client in
+        try await F(configure: { $0.operations.audience = "https://push.example.org" }).test { client in
             let response = try await client.post(envelope)
             #expect(response.status == .ok, "\(response.text)")
             #expect(response.json?["status"]?.stringValue == "registered")
         }
         // The android case: chain 137, nonce 2^256 - 1, issuedAt 1.
         let android = try Self.vectorEnvelope("deviceBindingAndroid")
-        try await F(configure: { $0.chainId = UInt256(137) }, now: 300).test { client in
+        try await F(configure: { $0.operations.chainId = UInt256(137) }, now: 300).test { client in
             let response = try await client.post(android)
             #expect(response.status == .ok, "\(response.text)")
             #expect(response.json?["status"]?.stringValue == "absent")

@@ -77,7 +77,7 @@ import Testing
 
     @Test func theValidityWindowAndSkewAreConfigurable() async throws {
         try await F(configure: {
-            $0.maxValiditySeconds = 60; $0.clockSkewSeconds = 0
+            $0.operations.maxValiditySeconds = 60; $0.operations.clockSkewSeconds = 0
         }).test { client in
             expectError(
                 try await client.post(try F.signed(F.binding(issuedAt: F.now - 10, expiresAt: F.now + 51))),
@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func theBindingLimitIsForbidden() async throws {
-        try await F(configure: { $0.maxBindingsPerWallet = 2 }).test { client in
+        try await F(configure: { $0.bindings.maxPerWallet = 2 }).test { client in
             for index in 1...2 {
                 let token = String(format: "%064x", index)
                 #expect(
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func bodyLimitThenMediaType() async throws {
-        try await F(configure: { $0.bodyLimit = 2048 }).test { client in
+        try await F(configure: { $0.http.bodyLimit = 2048 }).test { client in
             let big = String(repeating: " ", count: 4096) + "{}"
             expectError(try await client.post(big), .payloadTooLarge)
             // Size is checked first: an oversized body with a wrong type is still 413.
@@ -167,7 +167,7 @@ import Testing
 
     @Test func rateLimitAnswers429WithRetryAfter() async throws {
         try await F(configure: {
-            $0.rateLimit = 0.01; $0.rateBurst = 2
+            $0.http.rateLimit = 0.01; $0.http.rateBurst = 2
         }).test { client in
             _ = try await client.post("{}")
             _ = try await client.post("{}")

@@ -9,7 +9,7 @@ import Testing
 
     @Test func infoDescribesTheServersIdentity() async throws {
         try await F(configure: {
-            $0.chainId = UInt256(137); $0.maxValiditySeconds = 300
+            $0.operations.chainId = UInt256(137); $0.operations.maxValiditySeconds = 300
         }).test { client in
             let response = try await client.get("/v1/info")
             #expect(response.status == .ok)

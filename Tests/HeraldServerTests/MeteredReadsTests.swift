@@ -35,9 +35,9 @@ import Testing
     @Test func feedAccessReadsAndPostsShareOneBucket() async throws {
         for live in [false, true] {
             let fixture = try F(configure: {
-                $0.rateLimit = 0.001
-                $0.rateBurst = 3
-                $0.port = 0
+                $0.http.rateLimit = 0.001
+                $0.http.rateBurst = 3
+                $0.http.port = 0
             })
             let body: @Sendable (any TestClientProtocol) async throws -> Void = { client in
                 let wallet = F.key.address.checksummed
@@ -63,8 +63,8 @@ import Testing
         let burst = 200
         let count = 20_000
         let fixture = try F(configure: {
-            $0.rateLimit = 0.001
-            $0.rateBurst = burst
+            $0.http.rateLimit = 0.001
+            $0.http.rateBurst = burst
         })
         let started = ContinuousClock.now
         let wallets = (0..<count).map { index in

@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func bisqRoutesRefuseANULInTheHexMessageTheTokenOrTheJSONBody() async throws {
-        let fixture = try F { $0.bisqRelay = true }
+        let fixture = try F { $0.bisq.relay = true }
         let store = fixture.state.store
         try await fixture.test { client in
             let message = BisqRelayRouteTests.message

@@ -31,7 +31,7 @@ private struct SlowProvider: PushProvider {
         // Guards against the readers finding nothing (and the check passing on nothing).
         #expect(dashboard.filter { !OperatorFiles.metricNames(in: $0.expression).isEmpty }.count >= 15)
         #expect(alerts.count >= 6)
-        let fixture = try F { $0.setupConfirmation = true }
+        let fixture = try F { $0.push.setupConfirmation = true }
         try await fixture.state.store.saveChannel(
             ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
         try await fixture.test { client in

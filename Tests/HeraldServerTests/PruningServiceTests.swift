@@ -22,8 +22,8 @@ import Testing
         let now: Int64 = 2_000_000_000
         _ = try await store.apply(change(1, nonce: 1, now: now - 300 * day))  // stale: 300 days
         _ = try await store.apply(change(2, nonce: 2, now: now - 10 * day))  // fresh enough
-        var configuration = ServerConfiguration()
-        configuration.bindingExpiryDays = 270
+        var configuration = HeraldSettings()
+        configuration.bindings.expiryDays = 270
         let state = ServerState(configuration: configuration, store: store, clock: { now })
         await PruningService(state: state).pruneOnce()
         #expect(try await store.bindings(of: key.address).map(\.deviceToken) == [String(format: "%064x", 2)])
@@ -58,9 +58,9 @@ import Testing
                     nonceRetainedUntil: now + 600, now: sent, epoch: sent * 1000))
         }
         try await store.rememberPublicKey(idle.publicKey, of: idle.address, now: now - 300 * day)
-        var configuration = ServerConfiguration()
-        configuration.retentionFeedDays = 365
-        configuration.retentionFeedItemsPerWallet = 2
+        var configuration = HeraldSettings()
+        configuration.retention.feedDays = 365
+        configuration.retention.feedItemsPerWallet = 2
         let state = ServerState(configuration: configuration, store: store, clock: { now })
         await PruningService(state: state).pruneOnce()
         #expect(try await store.feed(of: reader.address, spam: true, limit: 10, offset: 0).total == 2)

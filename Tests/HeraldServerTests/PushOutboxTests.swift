@@ -40,7 +40,7 @@ extension PushMessage {
     func withQueuedPush(
         setupConfirmation: Bool = false, _ body: @Sendable @escaping (ServerState) async throws -> Void
     ) async throws {
-        let fixture = try F { $0.setupConfirmation = setupConfirmation }
+        let fixture = try F { $0.push.setupConfirmation = setupConfirmation }
         try await fixture.state.store.saveChannel(
             ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
         try await fixture.test { client in
@@ -209,7 +209,7 @@ extension PushMessage {
     }
 
     @Test func theSendingChannelReadsEachPushsStatus() async throws {
-        let fixture = try F { $0.setupConfirmation = false }
+        let fixture = try F { $0.push.setupConfirmation = false }
         try await fixture.state.store.saveChannel(
             ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
         try await fixture.test { client async throws in

@@ -48,7 +48,7 @@ import Testing
 
     /// The upstream's own `push.content = none`: nothing it groups or collapses by goes on.
     @Test func underContentNoneTheThreadAndCollapseIDsStayBehind() async throws {
-        try await R.withRelay(configure: { $0.pushContent = .none }) { client, token, provider, _ in
+        try await R.withRelay(configure: { $0.push.content = .none }) { client, token, provider, _ in
             let fields = #""priority":"normal","collapseId":"trade-17","threadId":"0xChannel","badge":1"#
             #expect(try await R.send(client, token, R.body([Self.push(R.ids[0], fields)])).status == .ok)
             let message = try #require(provider.received.withLock { $0.first })

@@ -45,7 +45,7 @@ import Testing
 
     /// A router with the recording provider for both services and one installation with its token.
     static func withRelay(
-        rate: Int = 100, configure: (inout ServerConfiguration) -> Void = { _ in },
+        rate: Int = 100, configure: (inout HeraldSettings) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol, String, RecordingProvider, F) async throws -> Void
     ) async throws {
         let fixture = try F(configure: configure)
@@ -183,7 +183,7 @@ import Testing
     }
 
     @Test func theUpstreamsOwnPushContentNoneSendsOnlyTheWakeUp() async throws {
-        try await Self.withRelay(configure: { $0.pushContent = .none }) { client, token, provider, _ in
+        try await Self.withRelay(configure: { $0.push.content = .none }) { client, token, provider, _ in
             let response = try await Self.send(client, token, Self.body([Self.push(Self.ids[0], token: Self.ios)]))
             #expect(response.status == .ok)
             let message = try #require(provider.received.withLock { $0.first })

@@ -23,7 +23,7 @@ import Testing
 
     @Test(arguments: [0.0, 50.0])
     func theRoutersMiddlewareIsThePolicysAndNothingElse(rateLimit: Double) throws {
-        let fixture = try ServerFixture { $0.rateLimit = rateLimit }
+        let fixture = try ServerFixture { $0.http.rateLimit = rateLimit }
         defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
         let router = HeraldServerApp.makeRouter(fixture.state)
         let expected = Self.typeNames(RequestPolicy(state: fixture.state).routerMiddleware)
@@ -42,7 +42,7 @@ import Testing
     ]
 
     @Test func theRouterStagesComeInThePolicysOrder() throws {
-        let fixture = try ServerFixture { $0.rateLimit = 50 }
+        let fixture = try ServerFixture { $0.http.rateLimit = 50 }
         defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
         let stages = Self.middlewareTypes(of: HeraldServerApp.makeRouter(fixture.state)).compactMap {
             Self.knownRouterStages[$0]

@@ -21,16 +21,16 @@ struct ServerFixture {
     let state: ServerState
 
     init(
-        configure: (inout ServerConfiguration) -> Void = { _ in }, store: (any HeraldStore)? = nil,
+        configure: (inout HeraldSettings) -> Void = { _ in }, store: (any HeraldStore)? = nil,
         now: Int64 = Self.now
     ) throws {
         folder = NSTemporaryDirectory() + "herald-server-\(UUID().uuidString)"
-        var configuration = ServerConfiguration()
-        configuration.audience = Self.audience
-        configuration.databasePath = folder + "/herald.sqlite"
-        configuration.rateLimit = 0
+        var configuration = HeraldSettings()
+        configuration.operations.audience = Self.audience
+        configuration.database.path = folder + "/herald.sqlite"
+        configuration.http.rateLimit = 0
         configure(&configuration)
-        let backing = try store ?? SQLiteHeraldStore(path: configuration.databasePath)
+        let backing = try store ?? SQLiteHeraldStore(path: configuration.database.path)
         state = ServerState(configuration: configuration, store: backing, clock: { now })
     }
 

@@ -16,8 +16,8 @@ import Testing
 @Suite(.serialized) struct SlowWebPushServiceTests {
     @Test func aTarpitAndASlowNameCannotHoldUpAnotherOriginsPush() async throws {
         let fixture = try ServerFixture {
-            $0.pushConcurrency = 50
-            $0.setupConfirmation = true
+            $0.push.concurrency = 50
+            $0.push.setupConfirmation = true
         }
         defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
         let fake = try FakeWebPush()

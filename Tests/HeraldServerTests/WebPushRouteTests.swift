@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func aDeviceBindingCannotNameWebPushAndBothCountTowardsTheLimit() async throws {
-        try await F(configure: { $0.maxBindingsPerWallet = 1 }).test { client in
+        try await F(configure: { $0.bindings.maxPerWallet = 1 }).test { client in
             let viaDevices = try await client.post(try F.signed(F.binding(platform: .webpush, token: Self.endpoint)))
             #expect(viaDevices.errorCode == "invalid_platform")
             let device = try await client.post(try F.signed(F.binding(nonce: 1)))

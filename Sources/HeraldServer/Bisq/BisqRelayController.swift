@@ -68,7 +68,7 @@ struct BisqRelayController {
     func devicePush(
         _ request: Request, context: HeraldRequestContext, platform: Platform
     ) async throws -> Response {
-        let body = try await RequestBody.readJSON(request, limit: state.configuration.bodyLimit)
+        let body = try await RequestBody.readJSON(request, limit: state.configuration.http.bodyLimit)
         let relay = try BisqRelayRequest(
             platform: platform, token: context.parameters.get("token") ?? "", body: body.readableBytesView)
         if let wait = perToken.acquire(RateLimitKey(hashing: Array(relay.deviceToken.utf8)), now: limiterNow) {

@@ -8,19 +8,19 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Builds a ``ServerConfiguration`` from its four sources, in order of precedence: command-line flags,
+/// Builds a ``HeraldSettings`` from its four sources, in order of precedence: command-line flags,
 /// `HERALD_*` environment variables, a config file (YAML or JSON), defaults. swift-configuration does
-/// the layering and the reading; ``ServerSettings`` names and checks every setting.
+/// the layering and the reading; ``SettingTable`` names and checks every setting.
 public enum ConfigurationLoader {
     /// Flag names (without `--`) accepted by `herald serve`, in CLI.md order.
-    public static var flagNames: [String] { ServerSettings.all.map(\.flag) }
+    public static var flagNames: [String] { SettingTable.all.map(\.flag) }
 
     /// Merges the sources. `arguments` are `herald serve`'s settings flags as typed (`--port 9000`,
     /// `--port=9000`); `configFile` is the `--config` path.
     public static func load(
         arguments: [String] = [], environment: [String: String] = [:], configFile: String? = nil
-    ) async throws(ConfigurationError) -> ServerConfiguration {
-        let settings = ServerSettings.all
+    ) async throws(ConfigurationError) -> HeraldSettings {
+        let settings = SettingTable.all
         let flags = try parseFlags(arguments, settings: settings)
         let file: ConfigFile?
         if let configFile {
@@ -29,7 +29,7 @@ public enum ConfigurationLoader {
             file = nil
         }
         let sources = SettingSources(flags: flags, environment: environment, file: file, settings: settings)
-        var configuration = ServerConfiguration()
+        var configuration = HeraldSettings()
         for setting in settings {
             try setting.apply(&configuration, SettingLookup(setting: setting, reader: sources.reader, sources: sources))
         }
@@ -77,7 +77,7 @@ public enum ConfigurationLoader {
     }
 
     /// PROTOCOL §4.3: incomplete provider settings stop the server at start, naming what is missing.
-    static func checkPushSettings(_ configuration: ServerConfiguration) throws(ConfigurationError) {
+    static func checkPushSettings(_ configuration: HeraldSettings) throws(ConfigurationError) {
         let apns = configuration.apns
         let apnsMissing = [
             ("--apns-key-id", apns.keyID), ("--apns-team-id", apns.teamID), ("--apns-topic", apns.topic),
@@ -108,7 +108,7 @@ public enum ConfigurationLoader {
 
     /// PROTOCOL §9: a VAPID key needs a subject; the other Web Push settings need a key. The key is
     /// read now, so that an unreadable one stops the server at start and `/v1/info` can publish it.
-    static func loadVAPIDKey(_ configuration: inout ServerConfiguration) throws(ConfigurationError) {
+    static func loadVAPIDKey(_ configuration: inout HeraldSettings) throws(ConfigurationError) {
         let webpush = configuration.webpush
         guard let keyFile = webpush.vapidKeyFile else {
             if webpush.subject != nil || webpush.caFile != nil || !webpush.allowNetworks.isEmpty {
@@ -131,7 +131,7 @@ public enum ConfigurationLoader {
         func padded(_ text: String, _ width: Int) -> String {
             text + String(repeating: " ", count: max(1, width - text.count))
         }
-        return ServerSettings.all.map { padded("--" + $0.flag, 24) + padded($0.environment, 30) + $0.key }
+        return SettingTable.all.map { padded("--" + $0.flag, 24) + padded($0.environment, 30) + $0.key }
             .joined(separator: "\n")
     }
 }

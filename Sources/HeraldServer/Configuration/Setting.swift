@@ -11,11 +11,11 @@ struct Setting: Sendable {
     let isList: Bool
     /// A boolean whose flag may stand alone to mean true (`--bisq-relay`).
     let isSwitch: Bool
-    let apply: @Sendable (inout ServerConfiguration, SettingLookup) throws(ConfigurationError) -> Void
+    let apply: @Sendable (inout HeraldSettings, SettingLookup) throws(ConfigurationError) -> Void
 
     init(
         _ key: String, flag: String, environment: String, isList: Bool = false, isSwitch: Bool = false,
-        apply: @escaping @Sendable (inout ServerConfiguration, SettingLookup) throws(ConfigurationError) -> Void
+        apply: @escaping @Sendable (inout HeraldSettings, SettingLookup) throws(ConfigurationError) -> Void
     ) {
         self.key = key
         self.flag = flag

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The sources of `herald serve`'s settings, in swift-configuration providers, first match wins:
 /// command-line flags, `HERALD_*` environment variables, the `--config` file, then (in
-/// ``ServerConfiguration``) the defaults.
+/// ``HeraldSettings``) the defaults.
 ///
 /// Flags arrive as text exactly as environment variables do, so both are read by swift-configuration's
 /// `EnvironmentVariablesProvider` (the same conversions: `"8080"` to an integer, `a,b` to a list), the flags

@@ -161,7 +161,7 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             guard let limiter = state.rateLimiter else { return nil }
             let client = RateLimitMiddleware.clientAddress(
                 peer: context.channel.remoteAddress, forwardedFor: head.headerFields[.xForwardedFor],
-                trustedProxies: state.configuration.trustedProxies)
+                trustedProxies: state.configuration.http.trustedProxies)
             return limiter.acquire(address: client).map { RateLimitMiddleware.refusal(retryAfter: $0) }
         case .bodyLimits:
             let limit = devices.bodyLimit

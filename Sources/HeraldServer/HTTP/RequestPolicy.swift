@@ -43,12 +43,12 @@ struct RequestPolicy {
         case .metrics:
             ObservabilityMiddleware(metrics: state.metrics)
         case .errorBody:
-            ErrorMiddleware(routes: RouteTable.served(bisqRelay: state.configuration.bisqRelay))
+            ErrorMiddleware(routes: RouteTable.served(bisqRelay: state.configuration.bisq.relay))
         case .nulRefusal:
             NULRefusalMiddleware()
         case .rateLimit:
             state.rateLimiter.map {
-                RateLimitMiddleware(limiter: $0, trustedProxies: state.configuration.trustedProxies)
+                RateLimitMiddleware(limiter: $0, trustedProxies: state.configuration.http.trustedProxies)
             }
         case .connectionGuard, .bodyLimits, .mediaType, .headers:
             nil

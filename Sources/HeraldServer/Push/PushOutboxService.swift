@@ -23,10 +23,10 @@ public struct PushOutboxService: Service {
     ) {
         self.state = state
         self.providers = providers
-        self.batchSize = batchSize ?? state.configuration.pushConcurrency
+        self.batchSize = batchSize ?? state.configuration.push.concurrency
         self.idlePoll = idlePoll
         mapping = QueuedPushMapping(
-            mode: state.configuration.pushContent, maxAgeSeconds: state.configuration.pushMaxAgeSeconds)
+            mode: state.configuration.push.content, maxAgeSeconds: state.configuration.push.maxAgeSeconds)
     }
 
     public func run() async throws {
@@ -167,7 +167,7 @@ public struct PushOutboxService: Service {
         let now = state.clock()
         return try await state.store.claimDuePushes(
             now: now, limit: limit, platforms: platforms, owner: state.nodeID,
-            leaseUntil: now + state.configuration.pushLeaseSeconds)
+            leaseUntil: now + state.configuration.push.leaseSeconds)
     }
 
     /// One round: every due push of one batch (of `platforms`, or all), sent concurrently, outcomes
@@ -196,7 +196,7 @@ public struct PushOutboxService: Service {
         guard push.bound else { return Delivery(push: push, provider: provider.name, outcome: nil, duration: .zero) }
         let message = mapping.message(for: push)
         let started = ContinuousClock.now
-        let deadline = state.configuration.pushSendDeadline
+        let deadline = state.configuration.push.sendDeadline
         let outcome: PushDelivery
         do {
             outcome = try await Deadline.race(within: deadline, late: { SendTimedOut() }) {
@@ -214,7 +214,7 @@ public struct PushOutboxService: Service {
     /// records them all, metrics follow.
     private func settle(_ deliveries: [Delivery], now: Int64) async throws {
         let policy = PushRetryPolicy(
-            attempts: state.configuration.pushAttempts, maxAgeSeconds: state.configuration.pushMaxAgeSeconds)
+            attempts: state.configuration.push.attempts, maxAgeSeconds: state.configuration.push.maxAgeSeconds)
         var results: [PushAttemptResult] = []
         for delivery in deliveries {
             guard let outcome = delivery.outcome else {

@@ -7,7 +7,7 @@ public import Logging
 /// when a service account is, the logging provider for the rest. Unreadable credentials stop the
 /// server at start with a line naming the file.
 public enum PushProviderFactory {
-    public static func make(_ configuration: ServerConfiguration, logger: Logger) throws -> PushProviders {
+    public static func make(_ configuration: HeraldSettings, logger: Logger) throws -> PushProviders {
         var providers = PushProviders(logger: logger)
         providers.webpush = try makeWebPush(configuration, logger: logger)
         let apns = configuration.apns
@@ -50,7 +50,7 @@ public enum PushProviderFactory {
             let relay = UpstreamPushProvider(
                 transport: try AsyncHTTPClientTransport(caFile: upstream.caFile), upstream: url,
                 installationID: id.lowercased(), key: key,
-                batchLimit: UpstreamPushProvider.batchLimit(forConcurrency: configuration.pushConcurrency),
+                batchLimit: UpstreamPushProvider.batchLimit(forConcurrency: configuration.push.concurrency),
                 logger: logger)
             let through = [providers.apns == nil ? "APNs" : nil, providers.fcm == nil ? "FCM" : nil].compactMap { $0 }
             providers.apns = providers.apns ?? relay
@@ -62,7 +62,7 @@ public enum PushProviderFactory {
     }
 
     static func makeWebPush(
-        _ configuration: ServerConfiguration, logger: Logger
+        _ configuration: HeraldSettings, logger: Logger
     ) throws -> (any PushProvider)? {
         let settings = configuration.webpush
         guard let keyFile = settings.vapidKeyFile, let subject = settings.subject else { return nil }

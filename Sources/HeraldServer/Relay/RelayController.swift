@@ -28,8 +28,8 @@ struct RelayController: Sendable {
         store = state.store
         self.providers = providers
         authority = RelayAuthority(store: state.store, clock: state.clock)
-        metrics = metrics
-        pushContent = state.configuration.pushContent
+        metrics = state.metrics
+        pushContent = state.configuration.push.content
         clock = state.clock
         millisecondClock = state.millisecondClock
     }

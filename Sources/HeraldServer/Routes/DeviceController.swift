@@ -21,9 +21,9 @@ struct DeviceController: Sendable {
         store = state.store
         metrics = state.metrics
         pushWakeup = state.pushWakeup
-        bodyLimit = state.configuration.bodyLimit
-        maxBindingsPerWallet = state.configuration.maxBindingsPerWallet
-        setupConfirmation = state.configuration.setupConfirmation
+        bodyLimit = state.configuration.http.bodyLimit
+        maxBindingsPerWallet = state.configuration.bindings.maxPerWallet
+        setupConfirmation = state.configuration.push.setupConfirmation
     }
 
     var routes: RouteCollection<HeraldRequestContext> {

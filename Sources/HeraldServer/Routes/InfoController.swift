@@ -16,7 +16,7 @@ struct InfoController {
     }
 
     static func infoBody(_ state: ServerState) -> [UInt8] {
-        let chainId = JSONValue.number(state.configuration.chainId.description)
+        let chainId = JSONValue.number(state.configuration.operations.chainId.description)
         // `webpush` only when a VAPID key is configured (docs/protocol.md §9), with the key browsers
         // subscribe with.
         let vapidPublicKey = state.configuration.webpush.vapidPublicKey
@@ -35,7 +35,7 @@ struct InfoController {
                 ])
             ),
             ("platforms", .array(platforms.map { .string($0.rawValue) })),
-            ("maxValiditySeconds", .number(String(state.configuration.maxValiditySeconds))),
+            ("maxValiditySeconds", .number(String(state.configuration.operations.maxValiditySeconds))),
         ]
         if let vapidPublicKey { members.append((key: "vapidPublicKey", value: .string(vapidPublicKey))) }
         return JSONValue.object(members).jsonBytes

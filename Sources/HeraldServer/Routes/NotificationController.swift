@@ -16,8 +16,8 @@ struct NotificationController: Sendable {
         signed = state.signedRequests
         store = state.store
         self.feedAccess = feedAccess
-        pushWakeup = pushWakeup
-        bodyLimit = state.configuration.notificationBodyLimit
+        pushWakeup = state.pushWakeup
+        bodyLimit = state.configuration.http.notificationBodyLimit
     }
 
     var routes: RouteCollection<HeraldRequestContext> {
@@ -67,7 +67,7 @@ struct NotificationController: Sendable {
                     "channel": "\(operation.channel)", "type": "\(payload.kind.rawValue)",
                     "recipients": "\(receipt.sids.count)", "spam": "\(receipt.spam)", "pushes": "\(receipt.pushes)",
                 ])
-            return JSONResponse.make(bytes: acceptedBody(receipt), status: .accepted)
+            return JSONResponse.make(bytes: Self.acceptedBody(receipt), status: .accepted)
         }
     }
 

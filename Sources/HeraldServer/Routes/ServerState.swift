@@ -5,7 +5,7 @@ public import Logging
 
 /// What every handler needs, built once at start.
 public struct ServerState: Sendable {
-    public let configuration: ServerConfiguration
+    public let configuration: HeraldSettings
     public let store: any HeraldStore
     public let verifier: OperationVerifier
     public let metrics: ServerMetrics
@@ -27,7 +27,7 @@ public struct ServerState: Sendable {
     let rateLimiter: RateLimiter?
 
     public init(
-        configuration: ServerConfiguration, store: any HeraldStore, metrics: ServerMetrics = ServerMetrics(),
+        configuration: HeraldSettings, store: any HeraldStore, metrics: ServerMetrics = ServerMetrics(),
         logger: Logger = Logger(label: "herald"), version: String = "0.1.0",
         clock: (@Sendable () -> Int64)? = nil
     ) {
@@ -44,16 +44,16 @@ public struct ServerState: Sendable {
         self.logger = logger
         self.version = version
         self.rateLimiter =
-            configuration.rateLimit > 0
+            configuration.http.rateLimit > 0
             ? RateLimiter(
-                rate: configuration.rateLimit, burst: configuration.rateBurst,
-                ipv6Prefix: configuration.rateLimitIpv6Prefix) : nil
+                rate: configuration.http.rateLimit, burst: configuration.http.rateBurst,
+                ipv6Prefix: configuration.http.rateLimitIpv6Prefix) : nil
     }
 
     /// The verifier, clocks and nonce retention every signed route shares.
     var signedRequests: SignedRequests {
         SignedRequests(
             verifier: verifier, metrics: metrics, clock: clock, millisecondClock: millisecondClock,
-            clockSkewSeconds: configuration.clockSkewSeconds)
+            clockSkewSeconds: configuration.operations.clockSkewSeconds)
     }
 }

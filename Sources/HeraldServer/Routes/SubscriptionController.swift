@@ -15,7 +15,7 @@ struct SubscriptionController: Sendable {
         signed = state.signedRequests
         store = state.store
         self.feedAccess = feedAccess
-        bodyLimit = state.configuration.bodyLimit
+        bodyLimit = state.configuration.http.bodyLimit
     }
 
     var routes: RouteCollection<HeraldRequestContext> {

@@ -49,7 +49,7 @@ struct PruningService: Service {
             state.metrics.setQueuedPushes(try await state.store.queuedPushCount())
             try await pruneFeeds(now: now)
             if sweepBindings {
-                let cutoff = now - Int64(state.configuration.bindingExpiryDays) * 86_400
+                let cutoff = now - Int64(state.configuration.bindings.expiryDays) * 86_400
                 let bindings = try await state.store.pruneBindings(lastSeenBefore: cutoff)
                 state.metrics.recordPruned("bindings", count: bindings)
                 state.metrics.setBindings(try await state.store.bindingCount())
@@ -60,7 +60,7 @@ struct PruningService: Service {
                 state.metrics.recordPruned("wallet_keys", count: keys)
                 if bindings > 0 {
                     state.logger.info(
-                        "pruned \(bindings) bindings not seen for \(state.configuration.bindingExpiryDays) days")
+                        "pruned \(bindings) bindings not seen for \(state.configuration.bindings.expiryDays) days")
                 }
             }
         } catch {
@@ -73,11 +73,11 @@ struct PruningService: Service {
     /// Feed retention: by age, then by count per wallet (0 turns either off).
     private func pruneFeeds(now: Int64) async throws {
         var deleted = RetentionCount()
-        let days = Int64(state.configuration.retentionFeedDays)
+        let days = Int64(state.configuration.retention.feedDays)
         if days > 0 {
             deleted += try await state.store.pruneFeedItems(sentBefore: (now - days * 86_400) * 1000)
         }
-        let keep = state.configuration.retentionFeedItemsPerWallet
+        let keep = state.configuration.retention.feedItemsPerWallet
         if keep > 0 {
             for _ in 0..<Self.feedTrimBatchesPerRound {
                 let after = feedTrimmedThrough.sid.load(ordering: .relaxed)

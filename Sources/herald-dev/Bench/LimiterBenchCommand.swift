@@ -29,7 +29,7 @@ struct LimiterBenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let figures = RateLimiterBench.measure(clients: clients, threads: threads, configuration: ServerConfiguration())
+        let figures = RateLimiterBench.measure(clients: clients, threads: threads, configuration: HeraldSettings())
         if global.json {
             try Terminal.printJSON(figures)
             return

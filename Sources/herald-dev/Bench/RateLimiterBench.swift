@@ -19,10 +19,10 @@ enum RateLimiterBench {
     }
 
     /// `clients` requests, each from another address (IPv4, and IPv6 from as many /64s, alternately).
-    static func measure(clients: Int, threads: Int, configuration: ServerConfiguration) -> Figures {
+    static func measure(clients: Int, threads: Int, configuration: HeraldSettings) -> Figures {
         let limiter = RateLimiter(
-            rate: max(configuration.rateLimit, 1), burst: configuration.rateBurst,
-            ipv6Prefix: configuration.rateLimitIpv6Prefix)
+            rate: max(configuration.http.rateLimit, 1), burst: configuration.http.rateBurst,
+            ipv6Prefix: configuration.http.rateLimitIpv6Prefix)
         let proxy = [CIDR("10.0.0.0/8")!]
         let peer = try? SocketAddress(ipAddress: "10.0.0.1", port: 40_000)
         let threads = max(1, threads)

@@ -27,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
     var config: String?
 
     /// Every other setting, `--name value` or `--name=value`: read by swift-configuration's layering
-    /// with the environment and the file, so each is spelled once, in ServerSettings.
+    /// with the environment and the file, so each is spelled once, in SettingTable.
     @Argument(
         parsing: .allUnrecognized,
         help: ArgumentHelp("Settings as --name value; see below and the README's table.", valueName: "setting"))
@@ -40,8 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try await loadConfiguration()
         // With --port 0 and no audience, the default audience must name the port actually used:
         // pick a free one now, so that the audience is known before the verifier is built.
-        if configuration.port == 0 && configuration.audience == nil {
-            configuration.port = try FreePort.find(host: configuration.host)
+        if configuration.http.port == 0 && configuration.operations.audience == nil {
+            configuration.http.port = try FreePort.find(host: configuration.http.host)
         }
         // Run Swift concurrency on NIO's event loops (one per core) instead of a second thread pool:
         // a request's handler then continues on the thread that read it, with no hand-off and back.
@@ -50,8 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
         // Serving: a SQLite file is locked for this process first (a second server on it would void this
         // one's outbox claims and send their pushes again), then claims of an earlier run are voided.
         let store = try await CommandStore.open(
-            configuration.databasePath, poolSize: configuration.databasePoolSize,
-            connectTimeoutSeconds: configuration.databaseConnectTimeoutSeconds, serving: true, logger: logger)
+            configuration.database.path, poolSize: configuration.database.poolSize,
+            connectTimeoutSeconds: configuration.database.connectTimeoutSeconds, serving: true, logger: logger)
         let released = try await store.prepareToServe()
         if released > 0 { logger.info("push outbox: \(released) claims of an earlier run released") }
         let providers: PushProviders
@@ -60,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(.usage, "\(error)")
         }
-        if configuration.bisqRelay {
+        if configuration.bisq.relay {
             // An open relay is worth a line in the log; one without credentials only fails its pushes.
             let missing = [("APNs", providers.apns), ("FCM", providers.fcm)].filter { $0.1 == nil }.map(\.0)
             let warning =
@@ -70,12 +70,12 @@ struct ServeCommand: AsyncParsableCommand {
         let state = ServerState(
             configuration: configuration, store: store, logger: logger, version: HeraldVersion.current)
         let settled = configuration
-        let host = settled.host.contains(":") ? "[\(settled.host)]" : settled.host
+        let host = settled.http.host.contains(":") ? "[\(settled.http.host)]" : settled.http.host
         let group = HeraldServerApp.makeServiceGroup(state, providers: providers) { port in
             // One line on stdout that scripts (and tests, with --port 0) can read.
             let line =
                 "herald listening on http://\(host):\(port) audience=\(settled.effectiveAudience) "
-                + "chainId=\(settled.chainId) database=\(StoreFactory.describe(settled.databasePath))\n"
+                + "chainId=\(settled.operations.chainId) database=\(StoreFactory.describe(settled.database.path))\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
         do {
@@ -85,7 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    func loadConfiguration() async throws -> ServerConfiguration {
+    func loadConfiguration() async throws -> HeraldSettings {
         do {
             return try await ConfigurationLoader.load(
                 arguments: settings, environment: ProcessInfo.processInfo.environment, configFile: config)
@@ -94,9 +94,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    static func bootstrapLogging(_ configuration: ServerConfiguration) -> Logger {
-        let level = configuration.logLevel
-        switch configuration.logFormat {
+    static func bootstrapLogging(_ configuration: HeraldSettings) -> Logger {
+        let level = configuration.log.level
+        switch configuration.log.format {
         case .text:
             LoggingSystem.bootstrap { label in
                 var handler = TextLogHandler(label: label)

@@ -4,48 +4,50 @@ import Logging
 
 /// Every setting of `herald serve`, in CLI.md's order: the one place each is spelled (file key, flag,
 /// environment variable) and checked. The README's table documents them.
-enum ServerSettings {
+enum SettingTable {
     static let all: [Setting] = general + limits + push + apns + fcm + upstream + webpush + bisq + log
 
     private static let general: [Setting] = [
         Setting("host", flag: "host", environment: "HERALD_HOST") { config, lookup throws(ConfigurationError) in
-            if let host = try lookup.text() { config.host = host }
+            if let host = try lookup.text() { config.http.host = host }
         },
         Setting("port", flag: "port", environment: "HERALD_PORT") { config, lookup throws(ConfigurationError) in
-            if let port = try lookup.integer(in: 0...65535) { config.port = port }
+            if let port = try lookup.integer(in: 0...65535) { config.http.port = port }
         },
         Setting("database", flag: "database", environment: "HERALD_DATABASE") {
             config, lookup throws(ConfigurationError) in
-            if let database = try lookup.text() { config.databasePath = database }
+            if let database = try lookup.text() { config.database.path = database }
         },
         Setting("databasePoolSize", flag: "database-pool-size", environment: "HERALD_DATABASE_POOL_SIZE") {
             config, lookup throws(ConfigurationError) in
-            if let size = try lookup.integer(in: 1...1000) { config.databasePoolSize = size }
+            if let size = try lookup.integer(in: 1...1000) { config.database.poolSize = size }
         },
         Setting(
             "databaseConnectTimeoutSeconds", flag: "database-connect-timeout",
             environment: "HERALD_DATABASE_CONNECT_TIMEOUT"
         ) { config, lookup throws(ConfigurationError) in
-            if let seconds = try lookup.integer(in: 1...600) { config.databaseConnectTimeoutSeconds = seconds }
+            if let seconds = try lookup.integer(in: 1...600) { config.database.connectTimeoutSeconds = seconds }
         },
         Setting("audience", flag: "audience", environment: "HERALD_AUDIENCE") {
             config, lookup throws(ConfigurationError) in
-            if let audience = try lookup.text() { config.audience = audience }
+            if let audience = try lookup.text() { config.operations.audience = audience }
         },
         Setting("chainId", flag: "chain-id", environment: "HERALD_CHAIN_ID") {
             config, lookup throws(ConfigurationError) in
             let chain = try lookup.parsed("must be a positive decimal integer") {
                 UInt256(decimal: $0, canonical: true).flatMap { $0 == .zero ? nil : $0 }
             }
-            if let chain { config.chainId = chain }
+            if let chain { config.operations.chainId = chain }
         },
         Setting("maxValiditySeconds", flag: "max-validity", environment: "HERALD_MAX_VALIDITY") {
             config, lookup throws(ConfigurationError) in
-            if let seconds = try lookup.integer(in: 1...86_400) { config.maxValiditySeconds = Int64(seconds) }
+            if let seconds = try lookup.integer(in: 1...86_400) {
+                config.operations.maxValiditySeconds = Int64(seconds)
+            }
         },
         Setting("clockSkewSeconds", flag: "clock-skew", environment: "HERALD_CLOCK_SKEW") {
             config, lookup throws(ConfigurationError) in
-            if let seconds = try lookup.integer(in: 0...3600) { config.clockSkewSeconds = Int64(seconds) }
+            if let seconds = try lookup.integer(in: 0...3600) { config.operations.clockSkewSeconds = Int64(seconds) }
         },
     ]
 
@@ -55,11 +57,11 @@ enum ServerSettings {
             let rate = try lookup.number("must be a number of requests per second, 0 to turn limiting off") {
                 $0 >= 0 && $0 <= 1_000_000
             }
-            if let rate { config.rateLimit = rate }
+            if let rate { config.http.rateLimit = rate }
         },
         Setting("rateBurst", flag: "rate-burst", environment: "HERALD_RATE_BURST") {
             config, lookup throws(ConfigurationError) in
-            if let burst = try lookup.integer(in: 1...10_000_000) { config.rateBurst = burst }
+            if let burst = try lookup.integer(in: 1...10_000_000) { config.http.rateBurst = burst }
         },
         Setting("trustedProxies", flag: "trusted-proxy", environment: "HERALD_TRUSTED_PROXY", isList: true) {
             config, lookup throws(ConfigurationError) in
@@ -69,70 +71,70 @@ enum ServerSettings {
                 guard let network = CIDR(part) else { throw lookup.invalid("\"\(part)\" is not an address or CIDR") }
                 networks.append(network)
             }
-            config.trustedProxies = networks
+            config.http.trustedProxies = networks
         },
         Setting(
             "rateLimitIpv6Prefix", flag: "rate-limit-ipv6-prefix", environment: "HERALD_RATE_LIMIT_IPV6_PREFIX"
         ) { config, lookup throws(ConfigurationError) in
-            if let bits = try lookup.integer(in: 48...128) { config.rateLimitIpv6Prefix = bits }
+            if let bits = try lookup.integer(in: 48...128) { config.http.rateLimitIpv6Prefix = bits }
         },
         Setting("bodyLimit", flag: "body-limit", environment: "HERALD_BODY_LIMIT") {
             config, lookup throws(ConfigurationError) in
-            if let limit = try lookup.integer(in: 1024...(16 << 20)) { config.bodyLimit = limit }
+            if let limit = try lookup.integer(in: 1024...(16 << 20)) { config.http.bodyLimit = limit }
         },
         Setting("requestTimeoutSeconds", flag: "request-timeout", environment: "HERALD_REQUEST_TIMEOUT") {
             config, lookup throws(ConfigurationError) in
-            if let seconds = try lookup.integer(in: 1...3600) { config.requestTimeoutSeconds = seconds }
+            if let seconds = try lookup.integer(in: 1...3600) { config.http.requestTimeoutSeconds = seconds }
         },
         Setting("maxConnections", flag: "max-connections", environment: "HERALD_MAX_CONNECTIONS") {
             config, lookup throws(ConfigurationError) in
-            if let count = try lookup.integer(in: 1...1_000_000) { config.maxConnections = count }
+            if let count = try lookup.integer(in: 1...1_000_000) { config.http.maxConnections = count }
         },
         Setting("maxBindingsPerWallet", flag: "max-bindings", environment: "HERALD_MAX_BINDINGS") {
             config, lookup throws(ConfigurationError) in
-            if let count = try lookup.integer(in: 1...10_000) { config.maxBindingsPerWallet = count }
+            if let count = try lookup.integer(in: 1...10_000) { config.bindings.maxPerWallet = count }
         },
         Setting("bindingExpiryDays", flag: "binding-expiry-days", environment: "HERALD_BINDING_EXPIRY_DAYS") {
             config, lookup throws(ConfigurationError) in
-            if let days = try lookup.integer(in: 1...36_500) { config.bindingExpiryDays = days }
+            if let days = try lookup.integer(in: 1...36_500) { config.bindings.expiryDays = days }
         },
         Setting("retention.feedDays", flag: "retention-feed-days", environment: "HERALD_RETENTION_FEED_DAYS") {
             config, lookup throws(ConfigurationError) in
-            if let days = try lookup.integer(in: 0...36_500) { config.retentionFeedDays = days }
+            if let days = try lookup.integer(in: 0...36_500) { config.retention.feedDays = days }
         },
         Setting(
             "retention.feedItemsPerWallet", flag: "retention-feed-items", environment: "HERALD_RETENTION_FEED_ITEMS"
         ) { config, lookup throws(ConfigurationError) in
-            if let count = try lookup.integer(in: 0...100_000_000) { config.retentionFeedItemsPerWallet = count }
+            if let count = try lookup.integer(in: 0...100_000_000) { config.retention.feedItemsPerWallet = count }
         },
     ]
 
     private static let push: [Setting] = [
         Setting("push.attempts", flag: "push-attempts", environment: "HERALD_PUSH_ATTEMPTS") {
             config, lookup throws(ConfigurationError) in
-            if let attempts = try lookup.integer(in: 1...100) { config.pushAttempts = attempts }
+            if let attempts = try lookup.integer(in: 1...100) { config.push.attempts = attempts }
         },
         Setting("push.maxAgeSeconds", flag: "push-max-age", environment: "HERALD_PUSH_MAX_AGE") {
             config, lookup throws(ConfigurationError) in
-            if let seconds = try lookup.integer(in: 60...(30 * 86_400)) { config.pushMaxAgeSeconds = Int64(seconds) }
+            if let seconds = try lookup.integer(in: 60...(30 * 86_400)) { config.push.maxAgeSeconds = Int64(seconds) }
         },
         Setting("push.concurrency", flag: "push-concurrency", environment: "HERALD_PUSH_CONCURRENCY") {
             config, lookup throws(ConfigurationError) in
-            if let count = try lookup.integer(in: 1...10_000) { config.pushConcurrency = count }
+            if let count = try lookup.integer(in: 1...10_000) { config.push.concurrency = count }
         },
         Setting("push.leaseSeconds", flag: "push-lease", environment: "HERALD_PUSH_LEASE") {
             config, lookup throws(ConfigurationError) in
-            if let seconds = try lookup.integer(in: 5...3600) { config.pushLeaseSeconds = Int64(seconds) }
+            if let seconds = try lookup.integer(in: 5...3600) { config.push.leaseSeconds = Int64(seconds) }
         },
         Setting("push.content", flag: "push-content", environment: "HERALD_PUSH_CONTENT") {
             config, lookup throws(ConfigurationError) in
             if let mode = try lookup.parsed("must be full or none", PushContent.Mode.init(rawValue:)) {
-                config.pushContent = mode
+                config.push.content = mode
             }
         },
         Setting("push.setupConfirmation", flag: "setup-confirmation", environment: "HERALD_SETUP_CONFIRMATION") {
             config, lookup throws(ConfigurationError) in
-            if let enabled = try lookup.boolean() { config.setupConfirmation = enabled }
+            if let enabled = try lookup.boolean() { config.push.setupConfirmation = enabled }
         },
     ]
 
@@ -252,7 +254,7 @@ enum ServerSettings {
     private static let bisq: [Setting] = [
         Setting("bisq.relay", flag: "bisq-relay", environment: "HERALD_BISQ_RELAY", isSwitch: true) {
             config, lookup throws(ConfigurationError) in
-            if let enabled = try lookup.boolean() { config.bisqRelay = enabled }
+            if let enabled = try lookup.boolean() { config.bisq.relay = enabled }
         }
     ]
 
@@ -262,12 +264,12 @@ enum ServerSettings {
             let level = try lookup.parsed("must be one of trace, debug, info, notice, warning, error, critical") {
                 Logger.Level(rawValue: $0.lowercased())
             }
-            if let level { config.logLevel = level }
+            if let level { config.log.level = level }
         },
         Setting("log.format", flag: "log-format", environment: "HERALD_LOG_FORMAT") {
             config, lookup throws(ConfigurationError) in
-            if let format = try lookup.parsed("must be text or json", ServerConfiguration.LogFormat.init(rawValue:)) {
-                config.logFormat = format
+            if let format = try lookup.parsed("must be text or json", HeraldSettings.LogFormat.init(rawValue:)) {
+                config.log.format = format
             }
         },
     ]
