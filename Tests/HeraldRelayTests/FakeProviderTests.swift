@@ -19,7 +19,8 @@ import Testing
         let caFile = NSTemporaryDirectory() + "fake-apns-\(UUID().uuidString).pem"
         try fake.certificate.writeCertificate(to: caFile)
         defer { try? FileManager.default.removeItem(atPath: caFile) }
-        let transport = try AsyncHTTPClientTransport(caFile: caFile, timeout: .seconds(10))
+        // Longer than the slow answer's delay below.
+        let transport = try AsyncHTTPClientTransport(caFile: caFile, timeout: .seconds(30))
         let tokens = APNsTokenAuthority(
             key: key, keyID: "KEY123", teamID: "TEAM45", clock: { Int64(Date().timeIntervalSince1970) })
         let provider = APNsProvider(
@@ -44,8 +45,9 @@ import Testing
         #expect(afterDrop.last == .sent, "a new connection after the drop: \(afterDrop)")
 
         // Many streams on one connection: a slow answer does not hold up the next send. (Order, not
-        // time, is checked: the fast send must finish while the slow one is still waiting.)
-        fake.enqueue(.delay(milliseconds: 3000, then: .accept))
+        // time, is checked: the fast send must finish while the slow one is still waiting. The wait is
+        // long because on a loaded machine the fast send alone has taken over 2.7 s.)
+        fake.enqueue(.delay(milliseconds: 10_000, then: .accept))
         let slowDone = ScriptedTransportState.Counter()
         async let slow: PushDelivery = {
             let outcome = await provider.deliver(F.push())
