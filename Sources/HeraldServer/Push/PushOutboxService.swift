@@ -45,104 +45,79 @@ public struct PushOutboxService: Service {
     /// sent them all again.) A push is claimed in the database (`claimDuePushes`) before it is sent, and
     /// the commit of its outcome ends the claim, so no other worker, here or on another node, sends it
     /// meanwhile; if this process dies, the claim lapses after `push.leaseSeconds`.
+    ///
+    /// `PushLaneStateMachine` decides all of this; the loop only runs what it answers and reports back.
     private func loop(_ platforms: Set<Platform>) async {
-        await withTaskGroup(of: LaneEvent.self) { group in
-            var inFlight = 0
-            var finished: [Delivery] = []
-            var committing = false
-            var tickPending = false
-            var wakePending = false
-            var claimFailures = 0
-            func startCommit(force: Bool = false) {
-                guard !committing, !finished.isEmpty else { return }
-                guard force || finished.count >= Self.commitGroup || inFlight == 0 else {
-                    if !tickPending {
-                        tickPending = true
-                        group.addTask {
-                            try? await Task.sleep(for: Self.commitDelay)
-                            return .tick
+        await withTaskGroup(of: Lane.Event.self) { group in
+            var lane = Lane(
+                batchSize: batchSize, commitGroup: Self.commitGroup, claimFailuresPerLog: Self.claimFailuresPerLog)
+            var action = lane.start()
+            while true {
+                perform(action, platforms: platforms, in: &group)
+                // Shutdown cancels this task. Noticed between steps, it stops the claims; the sends under
+                // way finish (or fail) and every outcome is recorded before the lane ends.
+                if Task.isCancelled { action = lane.shutdownRequested() }
+                switch action.next {
+                case .claim(let limit):
+                    do {
+                        let due = try await claim(limit: limit, platforms: platforms)
+                        for push in due { group.addTask { .delivered(await deliver(push)) } }
+                        action = lane.claimed(due.count)
+                    } catch {
+                        action = lane.claimFailed()
+                        if case .logClaimFailure(let tries) = action.effect {
+                            state.logger.error("push outbox: cannot claim pushes (\(tries) tries): \(error)")
                         }
                     }
+                case .waitIdle:
+                    await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
+                    action = lane.idleWaitEnded()
+                case .awaitEvent:
+                    // The machine waits only while a task it asked for is under way: an empty group
+                    // would leave nothing to wait for.
+                    guard let event = await group.next() else { return }
+                    action = lane.handle(event)
+                case .finished:
                     return
                 }
-                let batch = finished
-                finished.removeAll(keepingCapacity: true)
-                committing = true
-                // Unstructured inside, so that shutdown's cancellation cannot interrupt the write that
-                // records what was already sent.
-                group.addTask {
-                    await Task { await commit(batch) }.value
-                    return .committed
-                }
             }
-            func handle(_ event: LaneEvent) {
-                var dueByTime = false
-                switch event {
-                case .delivered(let delivery):
-                    inFlight -= 1
-                    finished.append(delivery)
-                case .committed:
-                    committing = false
-                case .tick:
-                    tickPending = false
-                    dueByTime = true
-                case .wake:
-                    wakePending = false
-                }
-                startCommit(force: dueByTime)
-            }
-            while !Task.isCancelled {
-                if inFlight <= batchSize / 2 {
-                    do {
-                        let due = try await claim(limit: batchSize - inFlight, platforms: platforms)
-                        if claimFailures > 0 {
-                            state.logger.notice("push outbox: claiming works again after \(claimFailures) failed tries")
-                            claimFailures = 0
-                        }
-                        for push in due {
-                            inFlight += 1
-                            group.addTask { .delivered(await deliver(push)) }
-                        }
-                    } catch {
-                        // While the database is down every lane fails about once a second: the first
-                        // failure is logged, then one line a minute, not a flood that hides the cause.
-                        claimFailures += 1
-                        if claimFailures == 1 || claimFailures % Self.claimFailuresPerLog == 0 {
-                            state.logger.error("push outbox: cannot claim pushes (\(claimFailures) tries): \(error)")
-                        }
-                    }
-                }
-                // Idle: wait for a signal here, unless the wake-up task below already waits for it (the
-                // signal would go to that task, and this wait would sit out the idle poll).
-                if inFlight == 0 && !committing && !wakePending {
-                    await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
-                    continue
-                }
-                // Sends under way may all be slow ones (a push service that never answers): new and
-                // deferred pushes must not wait for them, so the lane also wakes to claim on a signal or
-                // after the idle poll while it has room.
-                if inFlight <= batchSize / 2 && !wakePending {
-                    wakePending = true
-                    group.addTask {
-                        await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
-                        return .wake
-                    }
-                }
-                if let event = await group.next() { handle(event) }
-            }
-            // Shutting down: the sends under way finish (or fail) and every outcome is recorded.
-            while let event = await group.next() { handle(event) }
         }
     }
 
-    private enum LaneEvent: Sendable {
-        case delivered(Delivery)
-        /// A commit finished (its outcomes ended their claims).
-        case committed
-        /// The oldest uncommitted outcome has waited `commitDelay`.
-        case tick
-        /// A wake-up signal or the idle poll, while sends were under way: time to claim again.
-        case wake
+    private typealias Lane = PushLaneStateMachine<Delivery>
+
+    /// Starts what `action` asks for beside its step: a commit, a commit tick, the wake-up task.
+    private func perform(
+        _ action: Lane.Action, platforms: Set<Platform>, in group: inout TaskGroup<Lane.Event>
+    ) {
+        switch action.effect {
+        case .none, .logClaimFailure:
+            // A claim failure is logged where it was caught, with its error.
+            break
+        case .logClaimRecovered(let tries):
+            state.logger.notice("push outbox: claiming works again after \(tries) failed tries")
+        case .startCommit(let batch):
+            // Unstructured inside, so that shutdown's cancellation cannot interrupt the write that
+            // records what was already sent.
+            group.addTask {
+                await Task { await commit(batch) }.value
+                return .committed
+            }
+        case .scheduleCommitTick:
+            group.addTask {
+                try? await Task.sleep(for: Self.commitDelay)
+                return .commitDelayElapsed
+            }
+        }
+        // Sends under way may all be slow ones (a push service that never answers): new and deferred
+        // pushes must not wait for them, so the lane also wakes to claim on a signal or after the idle
+        // poll while it has room.
+        if action.next == .awaitEvent(startingWakeup: true) {
+            group.addTask {
+                await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
+                return .woken
+            }
+        }
     }
 
     /// Outcomes per commit under load, and the longest an outcome waits for a group to fill.
