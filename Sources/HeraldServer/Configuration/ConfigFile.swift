@@ -4,7 +4,7 @@ import SystemPackage
 import Yams
 
 /// The `--config` file: YAML (JSON, being YAML, is read too), through swift-configuration's
-/// `FileProvider<YAMLSnapshot>`. Keys are the README table's third column; a dotted key is a nested
+/// `FileProvider<YAMLSnapshot>`. Keys are the first column of docs/configuration.md; a dotted key is a nested
 /// mapping (`log: {level: debug}`) or spelled flat (`log.level: debug`).
 ///
 /// swift-configuration ignores keys nobody asks for; a misspelt key silently doing nothing is how an

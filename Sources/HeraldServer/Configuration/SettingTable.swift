@@ -3,7 +3,7 @@ import HeraldRelay
 import Logging
 
 /// Every setting of `herald serve`, in CLI.md's order: the one place each is spelled (file key, flag,
-/// environment variable) and checked. The README's table documents them.
+/// environment variable) and checked. docs/configuration.md documents them.
 enum SettingTable {
     static let all: [Setting] = general + limits + push + apns + fcm + upstream + webpush + bisq + log
 
