@@ -56,6 +56,8 @@ let package = Package(
         // Valgrind's callgrind client requests for the instruction-count guard (`herald-costs`); no-ops
         // outside valgrind, and without its headers.
         .target(name: "CCallgrind"),
+        // The commit a binary was built from, linked in by `make` (a weak symbol: none after `swift build`).
+        .target(name: "CHeraldBuild"),
         // Crypto, keystore and protocol types. No NIO, Hummingbird or GRDB: an iOS app can embed it.
         .target(
             name: "HeraldCore",
@@ -191,6 +193,7 @@ let package = Package(
         .target(
             name: "HeraldCLISupport",
             dependencies: [
+                "CHeraldBuild",
                 "HeraldCore",
                 "HeraldStore",
                 // StoreFactory, the one place that names a store backend.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One throwaway venv with what the Python stages use: eth-account (interop, contract signing hooks),
-# http-ece with cryptography (interop: Web Push, PROTOCOL §9) and schemathesis (contract), pinned. Needs PyPI.
+# http-ece with cryptography (interop: Web Push, docs/protocol.md §9) and schemathesis (contract), pinned. Needs PyPI.
 #
 # Usage: scripts/python-env.sh VENV_DIR
 set -euo pipefail

@@ -1,5 +1,5 @@
 -- Migration 0006_relay (HeraldStore/Migrations.swift). Never edited once shipped.
--- The upstream relay (PROTOCOL §7): installations allowed to push through this server. Only the
+-- The upstream relay (docs/protocol.md §7): installations allowed to push through this server. Only the
 -- SHA-256 of an installation's key is stored.
 CREATE TABLE relay_installations (
   id         TEXT    NOT NULL PRIMARY KEY, -- a lowercase UUID

@@ -1,5 +1,5 @@
 -- Migration 0008_webpush (HeraldStore/Migrations.swift). Never edited once shipped.
--- Web Push bindings (PROTOCOL §9): platform 'webpush', the endpoint URL in device_token, and the
+-- Web Push bindings (docs/protocol.md §9): platform 'webpush', the endpoint URL in device_token, and the
 -- subscription's keys (base64url, unpadded; NULL for device tokens). SQLite cannot change a CHECK,
 -- so bindings and push_outbox are rebuilt with the same rows, columns and indexes.
 CREATE TABLE bindings_webpush (

@@ -4,7 +4,7 @@ package import HeraldCore
 package import NIOCore
 package import NIOHTTP1
 
-/// The CLI's side of PROTOCOL §3: one request, one answer, failures as the exit codes of CLI.md
+/// The CLI's side of docs/protocol.md §3: one request, one answer, failures as the exit codes of CLI.md
 /// (3 the server refused, printing its code; 4 unreachable or 5xx).
 package struct HeraldHTTPClient {
     package let server: URL
@@ -64,7 +64,7 @@ package struct HeraldHTTPClient {
     /// `GET /metrics` as text; nil when it cannot be had.
     package func metricsText() async -> String? {
         var request = HTTPClientRequest(url: server.absoluteString.trimmingTrailingSlashes + "/metrics")
-        request.headers.add(name: "User-Agent", value: "herald/\(HeraldVersion.current)")
+        request.headers.add(name: "User-Agent", value: HeraldVersion.userAgent)
         guard let response = try? await client.execute(request, timeout: timeout), response.status.code == 200,
             let body = try? await response.body.collect(upTo: 4 << 20)
         else { return nil }
@@ -88,7 +88,7 @@ package struct HeraldHTTPClient {
         let url = server.absoluteString.trimmingTrailingSlashes + path
         var request = HTTPClientRequest(url: url)
         request.method = method
-        request.headers.add(name: "User-Agent", value: "herald/\(HeraldVersion.current)")
+        request.headers.add(name: "User-Agent", value: HeraldVersion.userAgent)
         request.headers.add(name: "Accept", value: "application/json")
         for (name, value) in extra { request.headers.add(name: name, value: value) }
         if let body {

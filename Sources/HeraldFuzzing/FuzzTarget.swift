@@ -50,7 +50,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             guard let json = try? JSONParser.parse(bytes), let item = try? FeedItem.parse(push: json) else { return }
             if let key = Self.key { _ = try? item.decrypted(with: key) }
         case .bisq:
-            // What `herald bisq pair` and `inbox ingest --bisq-key` read (PROTOCOL §8): a pairing token, and
+            // What `herald bisq pair` and `inbox ingest --bisq-key` read (docs/protocol.md §8): a pairing token, and
             // a Bisq push or bare message decrypted with a key (the vectors' first, so seeds reach the JSON).
             let text = String(decoding: bytes, as: UTF8.self)
             _ = try? BisqPairingToken(parsing: text)
@@ -79,7 +79,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Valid keys, for inputs that bring an endpoint alone (so that its validation is not all there is).
     static let webPushPublicKey = webPushKey.map { Base64URL.encode(Array($0.publicKey.x963Representation)) } ?? ""
 
-    /// PROTOCOL §9's subscription validation, as `POST /v1/webpush` runs it before any signature: the
+    /// docs/protocol.md §9's subscription validation, as `POST /v1/webpush` runs it before any signature: the
     /// three fields from a subscription's JSON, or as three lines (endpoint, p256dh, auth), or an endpoint
     /// line alone with valid keys; then the network policy on the input's first 4 and 16 bytes as an
     /// address, which is how resolved addresses reach it at send time.
@@ -143,7 +143,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         }
     }
 
-    /// What reads Web Push bytes from outside (PROTOCOL §9): a WebPushBinding request (its subscription
+    /// What reads Web Push bytes from outside (docs/protocol.md §9): a WebPushBinding request (its subscription
     /// is validated before the signature is checked), a subscription's fields, an endpoint URL and an
     /// IP address or network as text, and a pushed body that `inbox ingest --webpush` decrypts with a
     /// kept subscription's keys (fixed here, so that seeds encrypted for them reach the JSON inside).

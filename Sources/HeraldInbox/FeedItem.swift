@@ -1,6 +1,6 @@
 public import HeraldCore
 
-/// One notification as a recipient gets it (PROTOCOL §4.2), the way the EPNS mobile cache stores it
+/// One notification as a recipient gets it (docs/protocol.md §4.2), the way the EPNS mobile cache stores it
 /// (§6): type-2 items keep their encrypted secret and fields.
 public struct FeedItem: Sendable, Hashable {
     public var sid: Int64

@@ -1,7 +1,7 @@
 import GRDB
 public import HeraldCore
 
-/// Bisq messages (PROTOCOL §8) in the §6 table: type-3 rows of the pairing's pseudo-wallet `bisq:…`.
+/// Bisq messages (docs/protocol.md §8) in the §6 table: type-3 rows of the pairing's pseudo-wallet `bisq:…`.
 /// They have no server, so no `sid`: a message already cached is recognised by the digest of its JSON.
 extension InboxStore {
     public static let bisqApp = "Bisq"

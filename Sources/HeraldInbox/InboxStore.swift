@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 public import HeraldCore
 
-/// The subscriber's cache: `$HERALD_HOME/inbox.sqlite`, table `feed` exactly as PROTOCOL §6 (the
+/// The subscriber's cache: `$HERALD_HOME/inbox.sqlite`, table `feed` exactly as docs/protocol.md §6 (the
 /// proposed EPNS mobile schema plus `wallet`). Type-2 rows are stored as received; their plaintext
 /// never reaches the disk.
 public final class InboxStore: Sendable {
@@ -37,7 +37,7 @@ public final class InboxStore: Sendable {
         CREATE INDEX feed_by_wallet_channel ON feed (wallet, channel, epoch DESC, nid DESC);
         """
 
-    /// Another extra column: for Bisq rows (PROTOCOL §8), the SHA-256 of the message's JSON, so that a
+    /// Another extra column: for Bisq rows (docs/protocol.md §8), the SHA-256 of the message's JSON, so that a
     /// message ingested twice is cached once although it has no `sid`.
     public static let bisqSQL = """
         ALTER TABLE feed ADD COLUMN bisq_digest TEXT;

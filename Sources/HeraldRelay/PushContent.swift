@@ -1,6 +1,6 @@
 public import HeraldCore
 
-/// What a push shows and carries (PROTOCOL §4.2, §4.3), before it is shaped for APNs or FCM.
+/// What a push shows and carries (docs/protocol.md §4.2, §4.3), before it is shaped for APNs or FCM.
 public struct PushContent: Sendable, Hashable {
     public let title: String
     public let body: String

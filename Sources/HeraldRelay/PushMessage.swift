@@ -1,7 +1,7 @@
 public import HeraldCore
 
 /// One push, shaped and ready for its service, whatever it came from: an outbox row (the server maps
-/// it), or a push a downstream Herald forwarded to this upstream (PROTOCOL §7), which has no outbox row
+/// it), or a push a downstream Herald forwarded to this upstream (docs/protocol.md §7), which has no outbox row
 /// here. Providers read nothing else; each uses the fields its service has and leaves the others.
 /// Without the options (priority … threadID) every service gets what §4.3, §8 and §9 say it gets.
 public struct PushMessage: Sendable, Hashable {
@@ -9,17 +9,17 @@ public struct PushMessage: Sendable, Hashable {
     public enum Content: Sendable, Hashable {
         /// The §4.2 payload (a feed item, its wake-up form, or the setup confirmation).
         case notification(PushContent)
-        /// A Bisq push (PROTOCOL §8): sent with Bisq's own bodies instead.
+        /// A Bisq push (docs/protocol.md §8): sent with Bisq's own bodies instead.
         case bisq(BisqPushContent)
     }
 
-    /// How urgently the service should deliver it (PROTOCOL §11.4 `push.priority`).
+    /// How urgently the service should deliver it (docs/protocol.md §11.4 `push.priority`).
     public enum Priority: String, Sendable, Hashable {
         case high
         case normal
     }
 
-    /// APNs `apns-push-type`: what the payload does on the device. Every push PROTOCOL defines shows
+    /// APNs `apns-push-type`: what the payload does on the device. Every push docs/protocol.md defines shows
     /// something (§4.3, §8, §10), so `alert` unless a caller knows better.
     public enum PushType: String, Sendable, Hashable {
         case alert

@@ -2,7 +2,7 @@ public import HeraldCore
 public import Logging
 
 /// Something that hands a push to a push service (APNs, FCM, Web Push, an upstream relay): an outbox
-/// row the server mapped, or a push a downstream forwarded (PROTOCOL §7), alike. Implementations never
+/// row the server mapped, or a push a downstream forwarded (docs/protocol.md §7), alike. Implementations never
 /// throw: every way a send can end is a ``PushDelivery`` that the outbox records.
 public protocol PushProvider: Sendable {
     /// For logs and metrics: `apns`, `fcm`, `none`.
@@ -19,7 +19,7 @@ public enum PushDelivery: Sendable, Hashable {
     case retryable(reason: String, retryAfter: Int64?)
     /// Not worth retrying.
     case failed(reason: String)
-    /// The device token is dead (PROTOCOL §4.3's reasons only).
+    /// The device token is dead (docs/protocol.md §4.3's reasons only).
     case deadToken(reason: String)
     /// Not sent: its push service already has as many sends in flight as it may (Web Push's
     /// `webpush.originConcurrency`). Tried again shortly, without counting an attempt.
@@ -27,12 +27,12 @@ public enum PushDelivery: Sendable, Hashable {
 }
 
 /// The providers of a running server, by platform. A platform with none gets the logging provider:
-/// its pushes are drained and fail (PROTOCOL §4.3: a push for an unconfigured provider fails), as
+/// its pushes are drained and fail (docs/protocol.md §4.3: a push for an unconfigured provider fails), as
 /// Bitwarden's F-Droid build runs without push credentials.
 public struct PushProviders: Sendable {
     public var apns: (any PushProvider)?
     public var fcm: (any PushProvider)?
-    /// Web Push (PROTOCOL §9), when a VAPID key is configured.
+    /// Web Push (docs/protocol.md §9), when a VAPID key is configured.
     public var webpush: (any PushProvider)?
     let unconfigured: LoggingPushProvider
 
@@ -70,7 +70,7 @@ public struct LoggingPushProvider: PushProvider {
     public func deliver(_ message: PushMessage) async -> PushDelivery {
         let service = Self.service(message.platform)
         // No token, not even its prefix: the push may be a forwarded one, and an upstream keeps no device
-        // token in its logs (PROTOCOL §7). The outbox row has the same apns-id.
+        // token in its logs (docs/protocol.md §7). The outbox row has the same apns-id.
         logger.debug(
             "push not sent: no \(service) credentials configured",
             metadata: ["push": "\(APNsProvider.uuid(message.id))", "platform": "\(message.platform.rawValue)"])

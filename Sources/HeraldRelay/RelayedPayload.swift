@@ -1,7 +1,7 @@
 public import HeraldCore
 
 extension PushContent {
-    /// A payload that is not a §4.2 push payload (PROTOCOL §7 answers `invalid_payload`).
+    /// A payload that is not a §4.2 push payload (docs/protocol.md §7 answers `invalid_payload`).
     public struct Malformed: Error, Sendable, CustomStringConvertible {
         public let description: String
     }

@@ -112,7 +112,7 @@ public final class ServerMetrics: Sendable {
         counter("herald_pushes_total", [("provider", provider), ("status", status)]).increment(by: count)
     }
 
-    /// PROTOCOL §7: an upstream's forwarded pushes by installation and outcome.
+    /// docs/protocol.md §7: an upstream's forwarded pushes by installation and outcome.
     func recordRelayPushes(installation: String, status: String, count: Int) {
         guard count > 0 else { return }
         counter("herald_relay_pushes_total", [("installation", installation), ("status", status)]).increment(by: count)

@@ -1,6 +1,6 @@
 public import HeraldCore
 
-/// What a Bisq relay push carries (PROTOCOL §8). The message is opaque: encrypted by the Bisq desktop for
+/// What a Bisq relay push carries (docs/protocol.md §8). The message is opaque: encrypted by the Bisq desktop for
 /// the phone, it is stored and forwarded, never parsed and never logged.
 public struct BisqRelayContent: Sendable, Hashable {
     public let message: String

@@ -17,7 +17,7 @@ public protocol HeraldStore:
     StoreDiagnostics, Service
 {}
 
-/// Device bindings (PROTOCOL §4.1 `DeviceBinding`, §9 Web Push) and the wallets' public keys.
+/// Device bindings (docs/protocol.md §4.1 `DeviceBinding`, §9 Web Push) and the wallets' public keys.
 public protocol BindingStore: Sendable {
     /// Applies a verified device binding change and records its nonce, atomically: both or neither.
     func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome
@@ -31,7 +31,7 @@ public protocol BindingStore: Sendable {
     /// Every binding of a wallet, oldest first.
     func bindings(of wallet: EthereumAddress) async throws -> [DeviceBindingRecord]
 
-    /// The keys of a wallet's Web Push binding to `endpoint` (PROTOCOL §9), read when its push is
+    /// The keys of a wallet's Web Push binding to `endpoint` (docs/protocol.md §9), read when its push is
     /// sent so that a re-registration's new keys apply to pushes already queued; nil without one.
     func webPushSubscription(of wallet: EthereumAddress, endpoint: String) async throws -> WebPushSubscription?
 
@@ -98,7 +98,7 @@ public protocol OutboxStore: Sendable {
     /// Outbox rows by status (`queued`, `sent`, `failed`, `pruned`), for metrics and operators.
     func pushCounts() async throws -> [String: Int]
 
-    /// Queues a Bisq relay push (PROTOCOL §8), durably, with no binding and no feed item; returns its
+    /// Queues a Bisq relay push (docs/protocol.md §8), durably, with no binding and no feed item; returns its
     /// outbox id.
     func queueBisqPush(_ push: BisqRelayPush) async throws -> Int64
 
@@ -188,7 +188,7 @@ public struct DeviceChange: Sendable, Hashable {
     /// Whether a register that creates the binding queues the setup confirmation push (§4.3).
     public let queueSetupConfirmation: Bool
     /// A Web Push binding's subscription (platform `webpush`, token the endpoint): a register stores
-    /// its keys, replacing older ones (PROTOCOL §9).
+    /// its keys, replacing older ones (docs/protocol.md §9).
     public let webPush: WebPushSubscription?
 
     public init(

@@ -19,7 +19,7 @@ public struct QueuedPush: Sendable, Hashable {
     /// Whether the binding it was queued for still exists; a push whose binding is gone is dropped.
     /// A Bisq push has no binding and is always bound.
     public let bound: Bool
-    /// A Bisq relay push (PROTOCOL §8): its opaque message and flags are the whole content.
+    /// A Bisq relay push (docs/protocol.md §8): its opaque message and flags are the whole content.
     public let bisq: BisqRelayContent?
     /// A Web Push binding's subscription (its keys), read with the claim rather than once per send: a
     /// re-registration's keys apply to the pushes claimed after it, and a claim lasts seconds. nil for

@@ -1,6 +1,6 @@
 import HeraldCore
 
-/// A self-hosted server allowed to push through this upstream relay (PROTOCOL §7). Only SHA-256 of its
+/// A self-hosted server allowed to push through this upstream relay (docs/protocol.md §7). Only SHA-256 of its
 /// key is kept: the key itself is shown once, when the operator adds the installation.
 public struct RelayInstallation: Sendable, Hashable {
     /// A UUID, lowercase.

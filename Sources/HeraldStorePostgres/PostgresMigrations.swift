@@ -12,7 +12,7 @@ enum PostgresMigrations {
     ]
 
     static let webPushSQL = """
-        -- Web Push bindings (PROTOCOL §9): platform 'webpush', the endpoint URL in device_token, and the
+        -- Web Push bindings (docs/protocol.md §9): platform 'webpush', the endpoint URL in device_token, and the
         -- subscription's keys (base64url, unpadded; NULL for device tokens).
         ALTER TABLE bindings DROP CONSTRAINT bindings_platform_check;
         ALTER TABLE bindings ADD CONSTRAINT bindings_platform_check
@@ -25,7 +25,7 @@ enum PostgresMigrations {
         """
 
     static let relaySQL = """
-        -- The upstream relay (PROTOCOL §7): installations allowed to push through this server. Only the
+        -- The upstream relay (docs/protocol.md §7): installations allowed to push through this server. Only the
         -- SHA-256 of an installation's key is stored.
         CREATE TABLE relay_installations (
           id         text   PRIMARY KEY, -- a lowercase UUID
@@ -53,7 +53,7 @@ enum PostgresMigrations {
         """
 
     static let bisqSQL = """
-        -- Bisq relay pushes (PROTOCOL §8) wait in the same outbox, with neither binding nor feed item: the
+        -- Bisq relay pushes (docs/protocol.md §8) wait in the same outbox, with neither binding nor feed item: the
         -- opaque encrypted message and its flags are the push. Their wallet is 20 zero bytes (no wallet
         -- signs for them) and nothing here ever reads the message.
         -- The encrypted message as Bisq sent it; NULL for a Herald push.
@@ -75,7 +75,7 @@ enum PostgresMigrations {
           last_seen    bigint NOT NULL, -- Unix seconds
           PRIMARY KEY (wallet, platform, device_token)
         );
-        -- A dead device token (PROTOCOL §4.3) removes every binding that holds it, whatever the wallet.
+        -- A dead device token (docs/protocol.md §4.3) removes every binding that holds it, whatever the wallet.
         CREATE INDEX bindings_by_token ON bindings (device_token, platform);
 
         -- Spent nonces: digest = keccak256(signer || nonce as 32 bytes)[0..16). The key judges replays: a

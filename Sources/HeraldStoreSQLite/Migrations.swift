@@ -80,7 +80,7 @@ enum Migrations {
         """
 
     static let webPushSQL = """
-        -- Web Push bindings (PROTOCOL §9): platform 'webpush', the endpoint URL in device_token, and the
+        -- Web Push bindings (docs/protocol.md §9): platform 'webpush', the endpoint URL in device_token, and the
         -- subscription's keys (base64url, unpadded; NULL for device tokens). SQLite cannot change a CHECK,
         -- so bindings and push_outbox are rebuilt with the same rows, columns and indexes.
         CREATE TABLE bindings_webpush (
@@ -128,7 +128,7 @@ enum Migrations {
         """
 
     static let relaySQL = """
-        -- The upstream relay (PROTOCOL §7): installations allowed to push through this server. Only the
+        -- The upstream relay (docs/protocol.md §7): installations allowed to push through this server. Only the
         -- SHA-256 of an installation's key is stored.
         CREATE TABLE relay_installations (
           id         TEXT    NOT NULL PRIMARY KEY, -- a lowercase UUID
@@ -155,7 +155,7 @@ enum Migrations {
         """
 
     static let bisqSQL = """
-        -- Bisq relay pushes (PROTOCOL §8) wait in the same outbox, with neither binding nor feed item: the
+        -- Bisq relay pushes (docs/protocol.md §8) wait in the same outbox, with neither binding nor feed item: the
         -- opaque encrypted message and its flags are the push. Their wallet is 20 zero bytes (no wallet
         -- signs for them) and nothing here ever reads the message.
         -- The encrypted message as Bisq sent it; NULL for a Herald push.
@@ -177,7 +177,7 @@ enum Migrations {
         """
 
     static let deadTokensSQL = """
-        -- A dead device token (PROTOCOL §4.3) removes every binding that holds it, whatever the wallet.
+        -- A dead device token (docs/protocol.md §4.3) removes every binding that holds it, whatever the wallet.
         CREATE INDEX bindings_by_token ON bindings (device_token, platform);
         """
 

@@ -156,7 +156,7 @@ public final class FakeFCM: Sendable {
         if project != projectID { problems.append("project is \(project)") }
         let message = (try? JSONParser.parse(body))?["message"]
         if message?["token"]?.stringValue?.isEmpty != false { problems.append("message.token is missing") }
-        // Herald's pushes show a notification; a Bisq push (PROTOCOL §8) is data only, `{"encrypted"}`.
+        // Herald's pushes show a notification; a Bisq push (docs/protocol.md §8) is data only, `{"encrypted"}`.
         let isBisq = message?["data"]?["encrypted"] != nil
         if !isBisq, message?["notification"]?["title"]?.stringValue == nil {
             problems.append("notification.title is missing")

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// A hostile upstream relay (PROTOCOL §7) over plain HTTP on loopback: it issues a token with the
+/// A hostile upstream relay (docs/protocol.md §7) over plain HTTP on loopback: it issues a token with the
 /// `expires_in` it is given and answers every push `retry` with the `retryAfter` it is given, both
 /// written into the JSON as given (digits that fit no integer type included). For the tests that a
 /// downstream survives whatever numbers its upstream hands back.

@@ -3,7 +3,7 @@ public import HeraldCore
 /// The malleable twin of a signature, for tests of the EIP-2 rule.
 public enum HighSSignature {
     /// (r, n − s, v ^ 1) as `0x…` hex: the same signature with a high s, valid ECDSA that recovers
-    /// the same signer, and refused by EIP-2 (PROTOCOL §2.3).
+    /// the same signer, and refused by EIP-2 (docs/protocol.md §2.3).
     public static func twin(of signature: RecoverableSignature) -> String {
         let s = Array(signature.compact[32...])
         var out = [UInt8](repeating: 0, count: 32)

@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldTesting
 import Testing
 
-/// PROTOCOL §8 end to end: `herald serve --bisq-relay` in front of the APNs and FCM fakes, `herald bisq`
+/// docs/protocol.md §8 end to end: `herald serve --bisq-relay` in front of the APNs and FCM fakes, `herald bisq`
 /// as the Bisq desktop and `herald inbox ingest --bisq-key` as the phone, reading what the fakes received.
 @Suite(.serialized) struct BisqEndToEndTests {
     static let key = "029d9cb9d9124b42bdf263ed4521169d"

@@ -4,7 +4,7 @@ import HeraldCore
 import HeraldTesting
 import Testing
 
-/// PROTOCOL §7 with three real processes: a downstream `herald serve` without push credentials, an
+/// docs/protocol.md §7 with three real processes: a downstream `herald serve` without push credentials, an
 /// upstream `herald serve` holding them (for the fake APNs and FCM), and the fakes.
 @Suite(.serialized) struct UpstreamRelayEndToEndTests {
     static let channelKey = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")

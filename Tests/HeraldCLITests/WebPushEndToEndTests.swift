@@ -4,7 +4,7 @@ import HeraldCore
 import HeraldTesting
 import Testing
 
-/// PROTOCOL §9 end to end: `herald serve` with a VAPID key in front of the fake Web Push service,
+/// docs/protocol.md §9 end to end: `herald serve` with a VAPID key in front of the fake Web Push service,
 /// `herald webpush subscribe` and `herald inbox ingest --webpush` playing the browser or UnifiedPush app,
 /// reading what the fake received.
 @Suite(.serialized) struct WebPushEndToEndTests {

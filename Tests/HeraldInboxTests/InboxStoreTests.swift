@@ -29,7 +29,7 @@ import Testing
             ("hidden", "INTEGER", true), ("epoch", "INTEGER", true), ("wallet", "TEXT", true),
             // Extra columns follow the §6 ones (allowed): the sender, known for synced items.
             ("channel", "TEXT", false),
-            // … and the digest that caches a Bisq message once (PROTOCOL §8).
+            // … and the digest that caches a Bisq message once (docs/protocol.md §8).
             ("bisq_digest", "TEXT", false),
         ]
         #expect(columns.count == expected.count)

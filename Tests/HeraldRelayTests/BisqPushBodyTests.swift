@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldRelay
 import Testing
 
-/// PROTOCOL §8: the bodies and headers Bisq's phone apps expect, the message passed through untouched.
+/// docs/protocol.md §8: the bodies and headers Bisq's phone apps expect, the message passed through untouched.
 @Suite struct BisqPushBodyTests {
     typealias F = RelayFixtures
     static let message = "BisqMessageiOS|2ef5ba7d36c64aed|6y1SkHoX4dpcymNS6aMscCgTnhsnvIvDl4Q1UVv5zkRI"

@@ -5,7 +5,7 @@ import HeraldTesting
 import Logging
 import Testing
 
-/// A message's options (PROTOCOL §11.4) through the real providers and transports to the local fakes,
+/// A message's options (docs/protocol.md §11.4) through the real providers and transports to the local fakes,
 /// which check them as each service would and record what arrived.
 @Suite(.serialized) struct MessageOptionsAgainstFakesTests {
     typealias F = RelayFixtures

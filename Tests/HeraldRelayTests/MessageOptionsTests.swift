@@ -5,7 +5,7 @@ import HeraldRelay
 import Logging
 import Testing
 
-/// A message's options (PROTOCOL §10, §11.4) on each service's wire: the headers and body fields they
+/// A message's options (docs/protocol.md §10, §11.4) on each service's wire: the headers and body fields they
 /// set when given, and exactly §4.3's and §9's requests without them.
 @Suite struct MessageOptionsTests {
     typealias F = RelayFixtures

@@ -6,7 +6,7 @@ import Testing
 
 @testable import HeraldRelay
 
-/// The downstream's side of PROTOCOL §7, against a scripted upstream.
+/// The downstream's side of docs/protocol.md §7, against a scripted upstream.
 @Suite struct UpstreamProviderTests {
     static let installation = "0b7c2a9e-3a57-4a7e-9f0e-1c7f3c4e2a10"
     static let key = "k3y+with/odd=chars"
@@ -121,7 +121,7 @@ import Testing
         #expect(item["payload"]?["data"]?["sid"] == .string("42"))
     }
 
-    /// PROTOCOL §7: the options go under their §7 names, each only when the message has it.
+    /// docs/protocol.md §7: the options go under their §7 names, each only when the message has it.
     @Test func theOptionsAreForwardedUnderTheirSection7Names() async throws {
         let transport = Self.accepting()
         let push = RelayFixtures.push(

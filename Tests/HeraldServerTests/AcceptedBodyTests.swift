@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldServer
 
 /// The 202 of `POST /v1/notifications` is written byte by byte (a broadcast's million sids): it must be
-/// the JSON of PROTOCOL §3 exactly, for any numbers.
+/// the JSON of docs/protocol.md §3 exactly, for any numbers.
 @Suite struct AcceptedBodyTests {
     static func parsed(_ receipt: NotificationReceipt) throws -> JSONValue {
         try JSONParser.parse(NotificationController.acceptedBody(receipt))

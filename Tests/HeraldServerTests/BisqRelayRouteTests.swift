@@ -9,7 +9,7 @@ import Testing
 
 @testable import HeraldServer
 
-/// PROTOCOL §8's relay routes through the router: off by default, Bisq's plain-text legacy answers, the
+/// docs/protocol.md §8's relay routes through the router: off by default, Bisq's plain-text legacy answers, the
 /// per-token limit, and the POST routes' answer after the first attempt.
 @Suite struct BisqRelayRouteTests {
     typealias F = ServerFixture

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HeraldServer
 
-/// What the outbox hands its providers for each kind of queued row (PROTOCOL §4.2, §4.3, §8, §9): the
+/// What the outbox hands its providers for each kind of queued row (docs/protocol.md §4.2, §4.3, §8, §9): the
 /// mapping the relay used to do itself, now the server's.
 @Suite struct QueuedPushMappingTests {
     typealias F = ServerFixture

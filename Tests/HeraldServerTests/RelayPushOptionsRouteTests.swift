@@ -4,7 +4,7 @@ import HeraldRelay
 import HeraldServer
 import Testing
 
-/// PROTOCOL §7's optional fields of a forwarded push, at the upstream's router: applied as its own
+/// docs/protocol.md §7's optional fields of a forwarded push, at the upstream's router: applied as its own
 /// pushes' options would be (§11.4), refused when of the wrong type or range.
 @Suite struct RelayPushOptionsRouteTests {
     typealias R = RelayPushRouteTests

@@ -10,7 +10,7 @@ import NIOCore
 import Synchronization
 import Testing
 
-/// `POST /v1/relay/pushes` at the router (PROTOCOL §7), with a provider that records what it is given.
+/// `POST /v1/relay/pushes` at the router (docs/protocol.md §7), with a provider that records what it is given.
 @Suite struct RelayPushRouteTests {
     typealias F = ServerFixture
 

@@ -11,7 +11,7 @@ import Testing
 
 @testable import HeraldServer
 
-/// The upstream relay's token and usage routes (PROTOCOL §7), at the router.
+/// The upstream relay's token and usage routes (docs/protocol.md §7), at the router.
 @Suite struct RelayRouteTests {
     typealias F = ServerFixture
     static let form = "application/x-www-form-urlencoded"

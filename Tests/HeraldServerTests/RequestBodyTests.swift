@@ -2,7 +2,7 @@ import Testing
 
 @testable import HeraldServer
 
-/// The media types `POST` bodies are accepted with (PROTOCOL §3: JSON, UTF-8 or no charset).
+/// The media types `POST` bodies are accepted with (docs/protocol.md §3: JSON, UTF-8 or no charset).
 struct RequestBodyTests {
     @Test(arguments: [
         "application/json", "Application/JSON", "application/json; charset=utf-8", "application/json;charset=UTF-8",

@@ -79,7 +79,7 @@ def _pick(rng, generated, choices):
 
 
 def _high_s_twin(signature):
-    """(r, n − s, v ^ 1): valid ECDSA for the same signer, refused by EIP-2 (PROTOCOL §2.3)."""
+    """(r, n − s, v ^ 1): valid ECDSA for the same signer, refused by EIP-2 (docs/protocol.md §2.3)."""
     raw = bytes.fromhex(signature[2:])
     s = SECP256K1_ORDER - int.from_bytes(raw[32:64], "big")
     return "0x" + (raw[:32] + s.to_bytes(32, "big") + bytes([55 - raw[64]])).hex()
@@ -162,7 +162,7 @@ def _subscription(rng, case):
 
 
 def _secret_hex(rng):
-    # The ECIES wire shape of PROTOCOL §5.1 (iv 16, key 33, mac 32, one block): the server stores it
+    # The ECIES wire shape of docs/protocol.md §5.1 (iv 16, key 33, mac 32, one block): the server stores it
     # opaque, so random bytes of the right length exercise the same path.
     return "%0*x" % (2 * 97, rng.getrandbits(8 * 97))
 

@@ -1,4 +1,4 @@
-"""Bisq interop (PROTOCOL §8): Herald's Bisq encryption against pycryptodome's AES-CBC, which eth-account
+"""Bisq interop (docs/protocol.md §8): Herald's Bisq encryption against pycryptodome's AES-CBC, which eth-account
 already brings along (through eth-keyfile), so no package is added.
 
 Python plays a Bisq relay: a small HTTP server answers `GET /relay` with `success` and keeps the message;

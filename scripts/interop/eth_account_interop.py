@@ -428,7 +428,7 @@ def check_passphrase_bytes_not_normalised(herald, scratch):
 
 
 def device_binding(account, action, token, nonce=None):
-    """A DeviceBinding message (PROTOCOL.md §2.1) with integer fields, as eth-account signs it."""
+    """A DeviceBinding message (docs/protocol.md §2.1) with integer fields, as eth-account signs it."""
     now = int(time.time())
     return {
         "action": action,

@@ -1,4 +1,4 @@
-"""Herald's signed operations as eth-account makes them (PROTOCOL.md §2.1, §2.2, §3).
+"""Herald's signed operations as eth-account makes them (docs/protocol.md §2.1, §2.2, §3).
 
 Shared by the interoperability check (scripts/interop) and the contract stage's schemathesis hooks
 (scripts/contract), so that both sign exactly as the specification says, with a library nobody on
@@ -14,7 +14,7 @@ from eth_utils import to_checksum_address
 
 CHAIN_ID = 1
 
-# PROTOCOL.md §2.1, written as the EIP-712 type strings the specification gives.
+# docs/protocol.md §2.1, written as the EIP-712 type strings the specification gives.
 DOMAIN = {"name": "Herald", "version": "1", "chainId": CHAIN_ID}
 TYPE_STRINGS = [
     "EIP712Domain(string name,string version,uint256 chainId)",
@@ -46,7 +46,7 @@ def window():
 
 
 def eip191_text(message, primary="DeviceBinding"):
-    """PROTOCOL.md §2.2: `Herald <PrimaryType>`, then one `name: value` line per field in type order."""
+    """docs/protocol.md §2.2: `Herald <PrimaryType>`, then one `name: value` line per field in type order."""
     lines = [f"Herald {primary}"]
     for field in EIP712_TYPES[primary]:
         value = message[field["name"]]
@@ -76,7 +76,7 @@ def envelope(account, message, scheme, signer=None, primary="DeviceBinding"):
 
 
 def feed_access_header(account, audience):
-    """`Authorization: Herald <base64url, no padding, of the FeedAccess envelope>` (PROTOCOL §3)."""
+    """`Authorization: Herald <base64url, no padding, of the FeedAccess envelope>` (docs/protocol.md §3)."""
     issued, expires = window()
     message = {"wallet": account.address, "audience": audience, "issuedAt": issued, "expiresAt": expires}
     body = json.dumps(envelope(account, message, "eip712", primary="FeedAccess")).encode("utf-8")

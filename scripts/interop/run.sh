@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that herald's keystores interoperate with eth-account (Python), and that `herald serve`
 # accepts operations eth-account signed: DeviceBinding, Subscription, Notification, FeedAccess
-# (EIP-712 and EIP-191); and that Herald's Bisq messages (PROTOCOL §8) decrypt with pycryptodome's
+# (EIP-712 and EIP-191); and that Herald's Bisq messages (docs/protocol.md §8) decrypt with pycryptodome's
 # AES-CBC (an eth-account dependency) and the other way round.
 #
 # Usage: scripts/interop/run.sh [HERALD_BINARY]   (default: .build/debug/herald)

@@ -1,4 +1,4 @@
-"""Web Push interoperability (PROTOCOL §9): what `herald serve` sends decrypts with http-ece, a
+"""Web Push interoperability (docs/protocol.md §9): what `herald serve` sends decrypts with http-ece, a
 Python Web Push implementation (RFC 8291 `aes128gcm`), under the subscription's private key, and
 its VAPID JWT (RFC 8292) verifies with the `cryptography` package against the key
 `herald webpush keygen` printed. The other way round, a body http-ece encrypted for a subscription

@@ -8,7 +8,7 @@
 # BACKEND: sqlite (one node on a SQLite file), postgres (one node on a throwaway PostgreSQL cluster),
 # postgres-2 (two nodes draining one outbox on one PostgreSQL; they share the 2 cores with the fake and
 # the database), or upstream (one SQLite node without credentials sending through an upstream Herald,
-# PROTOCOL §7, which holds the fake's credentials; the RSS and CPU printed are the upstream's). On
+# docs/protocol.md §7, which holds the fake's credentials; the RSS and CPU printed are the upstream's). On
 # PostgreSQL it also prints the statements and commits per push from pg_stat_statements.
 set -euo pipefail
 

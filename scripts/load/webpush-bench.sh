@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Web Push delivery rate (PROTOCOL §9) from the outbox to a local fake Web Push service, against the
+# Web Push delivery rate (docs/protocol.md §9) from the outbox to a local fake Web Push service, against the
 # APNs path measured the same way in the same run (scripts/load/push-bench.sh), with the server's CPU
 # per push: every Web Push costs an ECDH, three HKDFs and an AES-GCM seal that an APNs push does not.
 # Seeds PUSHES queued pushes with `herald-dev bench broadcast`, turns their bindings into Web Push

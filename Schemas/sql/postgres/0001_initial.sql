@@ -8,7 +8,7 @@ CREATE TABLE bindings (
   last_seen    bigint NOT NULL, -- Unix seconds
   PRIMARY KEY (wallet, platform, device_token)
 );
--- A dead device token (PROTOCOL §4.3) removes every binding that holds it, whatever the wallet.
+-- A dead device token (docs/protocol.md §4.3) removes every binding that holds it, whatever the wallet.
 CREATE INDEX bindings_by_token ON bindings (device_token, platform);
 
 -- Spent nonces: digest = keccak256(signer || nonce as 32 bytes)[0..16). The key judges replays: a

@@ -1,5 +1,5 @@
 -- Migration 0003_bisq (HeraldStorePostgres/PostgresMigrations.swift). Never edited once shipped.
--- Bisq relay pushes (PROTOCOL §8) wait in the same outbox, with neither binding nor feed item: the
+-- Bisq relay pushes (docs/protocol.md §8) wait in the same outbox, with neither binding nor feed item: the
 -- opaque encrypted message and its flags are the push. Their wallet is 20 zero bytes (no wallet
 -- signs for them) and nothing here ever reads the message.
 -- The encrypted message as Bisq sent it; NULL for a Herald push.

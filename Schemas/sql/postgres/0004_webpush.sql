@@ -1,5 +1,5 @@
 -- Migration 0004_webpush (HeraldStorePostgres/PostgresMigrations.swift). Never edited once shipped.
--- Web Push bindings (PROTOCOL §9): platform 'webpush', the endpoint URL in device_token, and the
+-- Web Push bindings (docs/protocol.md §9): platform 'webpush', the endpoint URL in device_token, and the
 -- subscription's keys (base64url, unpadded; NULL for device tokens).
 ALTER TABLE bindings DROP CONSTRAINT bindings_platform_check;
 ALTER TABLE bindings ADD CONSTRAINT bindings_platform_check

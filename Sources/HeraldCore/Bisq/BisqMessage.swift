@@ -1,6 +1,6 @@
 import Crypto
 
-/// What a Bisq desktop tells a phone (PROTOCOL §8): the JSON object inside an encrypted Bisq push.
+/// What a Bisq desktop tells a phone (docs/protocol.md §8): the JSON object inside an encrypted Bisq push.
 public struct BisqMessage: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case setupConfirmation = "SETUP_CONFIRMATION"

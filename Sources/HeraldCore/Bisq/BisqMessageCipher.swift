@@ -2,7 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 
-/// Bisq's message encryption (PROTOCOL §8), as its desktop's `MobileMessageEncryption` does it:
+/// Bisq's message encryption (docs/protocol.md §8), as its desktop's `MobileMessageEncryption` does it:
 /// `<BisqMessageiOS|BisqMessageAndroid>|<iv>|<base64 of AES-256-CBC(json padded with spaces)>`.
 ///
 /// There is no PKCS#7 padding and no MAC: the plaintext is padded with spaces to whole blocks, the key is

@@ -1,6 +1,6 @@
 import Crypto
 
-/// The pairing token a Bisq phone app shows as a QR code (PROTOCOL §8):
+/// The pairing token a Bisq phone app shows as a QR code (docs/protocol.md §8):
 /// `<magic>|<descriptor>|<key>|<device token>`.
 ///
 /// The key is the secret the desktop encrypts every message with, so a refusal's reason names what is

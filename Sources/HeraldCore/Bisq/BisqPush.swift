@@ -1,4 +1,4 @@
-/// Where the encrypted Bisq message sits in a push as the phone receives it (PROTOCOL §8).
+/// Where the encrypted Bisq message sits in a push as the phone receives it (docs/protocol.md §8).
 public enum BisqPush {
     /// The `encrypted` string of an APNs body (`{"aps":…,"encrypted"}`), an FCM request
     /// (`{"message":{"data":{"encrypted"}}}`) or FCM's delivered data (`{"data":{"encrypted"}}`).

@@ -2,7 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 
-/// `CryptoJS.AES.encrypt(text, passphrase).toString()` and its inverse (PROTOCOL §5.2): how type-2
+/// `CryptoJS.AES.encrypt(text, passphrase).toString()` and its inverse (docs/protocol.md §5.2): how type-2
 /// fields are encrypted with the message's secret (itself ECIES-encrypted to each recipient).
 ///
 /// Output: `Base64("Salted__" ‖ salt(8) ‖ AES-256-CBC-PKCS7(text))`, key and IV from OpenSSL's

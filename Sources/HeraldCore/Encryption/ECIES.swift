@@ -2,7 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 
-/// ECIES as eth-crypto and eccrypto do it (PROTOCOL §5.1): how a type-2 message's secret reaches its
+/// ECIES as eth-crypto and eccrypto do it (docs/protocol.md §5.1): how a type-2 message's secret reaches its
 /// recipient and nobody else.
 ///
 /// Wire form, lowercase hex without `0x`: `iv(16) ‖ ephemeralPublicKey compressed(33) ‖ mac(32) ‖ ciphertext`.

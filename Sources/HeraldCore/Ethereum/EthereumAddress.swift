@@ -1,6 +1,6 @@
 /// A 20-byte Ethereum account address.
 ///
-/// Output is always EIP-55 checksummed (`description`, `Codable`). Input follows PROTOCOL §1:
+/// Output is always EIP-55 checksummed (`description`, `Codable`). Input follows docs/protocol.md §1:
 /// `0x` + 40 hex digits (all lower, all upper, or mixed case that passes EIP-55), CAIP-10
 /// `eip155:<chainId>:0x…`, or the EPNS form `eip155:0x…`.
 public struct EthereumAddress: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -19,7 +19,7 @@ public struct EthereumAddress: Sendable, Hashable, Comparable, CustomStringConve
         bytes = Array(Keccak256.hash(key[1...]).suffix(20))
     }
 
-    /// Parses any wallet input form of PROTOCOL §1; anything else throws `invalidAddress`.
+    /// Parses any wallet input form of docs/protocol.md §1; anything else throws `invalidAddress`.
     public init(parsing text: some StringProtocol) throws(HeraldError) {
         var body = Substring(text)
         if body.hasPrefix("eip155:") {

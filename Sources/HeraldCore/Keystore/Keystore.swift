@@ -2,7 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 
-/// A Web3 Secret Storage v3 keystore (geth, MetaMask, eth-account; PROTOCOL §5.3): a private key
+/// A Web3 Secret Storage v3 keystore (geth, MetaMask, eth-account; docs/protocol.md §5.3): a private key
 /// encrypted with AES-128-CTR under a key derived from a passphrase, with a keccak256 MAC.
 ///
 /// Errors are distinct: `wrongPassphrase` (MAC mismatch, nothing else), `malformedKeystore` (damaged

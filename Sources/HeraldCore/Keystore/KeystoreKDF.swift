@@ -1,7 +1,7 @@
 import Crypto
 import CryptoExtras
 
-/// The key derivation of a v3 keystore, with the read caps of PROTOCOL §5.3 checked before any work.
+/// The key derivation of a v3 keystore, with the read caps of docs/protocol.md §5.3 checked before any work.
 public enum KeystoreKDF: Sendable, Hashable {
     case scrypt(n: Int, r: Int, p: Int, dklen: Int, salt: [UInt8])
     case pbkdf2(c: Int, dklen: Int, salt: [UInt8])

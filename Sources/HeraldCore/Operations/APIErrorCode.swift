@@ -1,4 +1,4 @@
-/// The error codes of PROTOCOL §3, as they appear in `{"error": {"code": …}}`.
+/// The error codes of docs/protocol.md §3, as they appear in `{"error": {"code": …}}`.
 public enum APIErrorCode: String, Sendable, Hashable, CaseIterable, Codable {
     case badRequest = "bad_request"
     case invalidWallet = "invalid_wallet"

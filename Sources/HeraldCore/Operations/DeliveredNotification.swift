@@ -1,4 +1,4 @@
-/// What a recipient gets (PROTOCOL §4.2): a feed item's `payload` and the data of its push.
+/// What a recipient gets (docs/protocol.md §4.2): a feed item's `payload` and the data of its push.
 ///
 /// ```json
 /// { "notification": { "title": "…", "body": "…" },

@@ -1,4 +1,4 @@
-/// Binds (or unbinds) a device token to a wallet. Signed by `wallet`. PROTOCOL §2.1.
+/// Binds (or unbinds) a device token to a wallet. Signed by `wallet`. docs/protocol.md §2.1.
 public struct DeviceBinding: SignedOperation {
     public enum Action: String, Sendable, Hashable, CaseIterable {
         case register, unregister

@@ -1,5 +1,5 @@
 /// Proves control of `wallet` for private reads (feeds, subscriptions). No nonce: reusable until it
-/// expires. Signed by `wallet`. PROTOCOL §2.1 and §3.
+/// expires. Signed by `wallet`. docs/protocol.md §2.1 and §3.
 public struct FeedAccess: SignedOperation {
     public static let schema = OperationSchema(
         primaryType: "FeedAccess",

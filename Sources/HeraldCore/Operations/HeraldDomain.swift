@@ -1,4 +1,4 @@
-/// The EIP-712 domain of PROTOCOL §2.1: `EIP712Domain(string name,string version,uint256 chainId)`
+/// The EIP-712 domain of docs/protocol.md §2.1: `EIP712Domain(string name,string version,uint256 chainId)`
 /// with name "Herald", version "1" and the server's chain id. The separator is computed once.
 public struct HeraldDomain: Sendable, Hashable {
     public static let name = "Herald"

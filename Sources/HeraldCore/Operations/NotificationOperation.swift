@@ -1,4 +1,4 @@
-/// A channel's signed notification; `payload` is the exact JSON text of PROTOCOL §4.1, signed as a
+/// A channel's signed notification; `payload` is the exact JSON text of docs/protocol.md §4.1, signed as a
 /// string. Signed by `channel`.
 public struct NotificationOperation: SignedOperation {
     public static let schema = OperationSchema(

@@ -1,4 +1,4 @@
-/// What a channel sends (PROTOCOL §4.1), parsed and checked: the exact JSON text of
+/// What a channel sends (docs/protocol.md §4.1), parsed and checked: the exact JSON text of
 /// `Notification.payload`.
 ///
 /// ```json
@@ -144,7 +144,8 @@ public struct NotificationPayload: Sendable, Hashable {
                 } else {
                     guard let secret = entry["secret"]?.stringValue, isSecretHex(secret) else {
                         throw OperationRejection(
-                            .invalidPayload, "type 2 recipient \(wallet) needs {\"secret\": ECIES hex} (PROTOCOL §5.1)")
+                            .invalidPayload,
+                            "type 2 recipient \(wallet) needs {\"secret\": ECIES hex} (docs/protocol.md §5.1)")
                     }
                     recipients.append(Recipient(wallet: wallet, secret: secret))
                 }

@@ -23,7 +23,7 @@ public enum OperationField: Sendable, Hashable {
         }
     }
 
-    /// The PROTOCOL §2.2 rendering: addresses EIP-55, integers decimal, strings as sent.
+    /// The docs/protocol.md §2.2 rendering: addresses EIP-55, integers decimal, strings as sent.
     var rendered: String {
         switch self {
         case .string(let text): return text
@@ -50,7 +50,7 @@ public struct OperationFieldSpec: Sendable, Hashable {
 
     public let name: String
     public let kind: Kind
-    /// `issuedAt`/`expiresAt` may travel as JSON integers as well as decimal strings (PROTOCOL §2).
+    /// `issuedAt`/`expiresAt` may travel as JSON integers as well as decimal strings (docs/protocol.md §2).
     public let acceptsJSONInteger: Bool
 
     public init(_ name: String, _ kind: Kind, acceptsJSONInteger: Bool = false) {

@@ -22,7 +22,7 @@ public struct OperationSchema: Sendable {
         recurring = fields.map { $0.kind == .string && Self.recurringFieldNames.contains($0.name) }
     }
 
-    /// Reads `message` (a JSON object) into typed field values by PROTOCOL §2's rules: exactly the
+    /// Reads `message` (a JSON object) into typed field values by docs/protocol.md §2's rules: exactly the
     /// fields of the type (`bad_request` otherwise), strings as strings, addresses in any wallet form
     /// (`invalid_wallet`), `uint256` as canonical decimal strings (or JSON integers where allowed).
     public func decode(_ message: JSONValue) throws(OperationRejection) -> DecodedFields {

@@ -24,7 +24,7 @@ public enum VerificationResult<Operation: SignedOperation>: Sendable {
     }
 }
 
-/// Applies PROTOCOL §2.3 steps 1–3 (form, time, signature). Replay (step 4) needs storage and is
+/// Applies docs/protocol.md §2.3 steps 1–3 (form, time, signature). Replay (step 4) needs storage and is
 /// the server's job. Stateless and `Sendable`: one instance serves every request on every core.
 public struct OperationVerifier: Sendable {
     public var audience: String

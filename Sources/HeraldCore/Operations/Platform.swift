@@ -1,4 +1,4 @@
-/// Where a device receives pushes (PROTOCOL §1).
+/// Where a device receives pushes (docs/protocol.md §1).
 public enum Platform: String, Sendable, Hashable, CaseIterable, Codable {
     /// APNs production.
     case ios
@@ -6,7 +6,7 @@ public enum Platform: String, Sendable, Hashable, CaseIterable, Codable {
     case iosSandbox = "ios-sandbox"
     /// FCM.
     case android
-    /// A Web Push subscription (PROTOCOL §9): the "token" is the endpoint URL. Bound by a
+    /// A Web Push subscription (docs/protocol.md §9): the "token" is the endpoint URL. Bound by a
     /// WebPushBinding, never by a DeviceBinding.
     case webpush
 
@@ -16,7 +16,7 @@ public enum Platform: String, Sendable, Hashable, CaseIterable, Codable {
     public static let deviceTokenPlatforms: [Platform] = [.ios, .iosSandbox, .android]
 }
 
-/// Device token rules of PROTOCOL §1.
+/// Device token rules of docs/protocol.md §1.
 public enum DeviceToken {
     /// Whether `token` is well-formed for `platform`. Lengths count characters (all ASCII when valid).
     public static func isValid(_ token: String, for platform: Platform) -> Bool {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How an operation was signed (PROTOCOL §2).
+/// How an operation was signed (docs/protocol.md §2).
 public enum SignatureScheme: String, Sendable, Hashable, CaseIterable, Codable {
     /// EIP-712 typed data (`eth_signTypedData_v4`).
     case eip712
@@ -45,7 +45,7 @@ public struct RawEnvelope: Sendable, Hashable {
         self.signature = signature
     }
 
-    /// Decodes the `Authorization: Herald <base64url(envelope JSON)>` header form (PROTOCOL §3).
+    /// Decodes the `Authorization: Herald <base64url(envelope JSON)>` header form (docs/protocol.md §3).
     /// A missing scheme word or unreadable base64 is `unauthorized`.
     public static func parse(authorizationHeader header: String) throws(OperationRejection) -> RawEnvelope {
         let prefix = "Herald "

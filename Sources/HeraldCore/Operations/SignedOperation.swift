@@ -1,4 +1,4 @@
-/// One of Herald's four signed operations (PROTOCOL §2): DeviceBinding, Subscription, Notification,
+/// One of Herald's four signed operations (docs/protocol.md §2): DeviceBinding, Subscription, Notification,
 /// FeedAccess. Each knows its schema, its field values in signing order and whom it claims as signer.
 public protocol SignedOperation: Sendable, Hashable {
     static var schema: OperationSchema { get }
@@ -44,7 +44,7 @@ extension SignedOperation {
         return hasher.finalize()
     }
 
-    /// The PROTOCOL §2.2 text: `Herald <Type>`, one `name: value` line per field, then `chainId: N`.
+    /// The docs/protocol.md §2.2 text: `Herald <Type>`, one `name: value` line per field, then `chainId: N`.
     /// A string holding `\r` or `\n` cannot be rendered (`bad_request`).
     public func eip191Text(chainId: UInt256) throws(OperationRejection) -> String {
         var lines = ["Herald \(Self.primaryType)"]

@@ -1,4 +1,4 @@
-/// Subscribes (or unsubscribes) `subscriber` to a channel. Signed by `subscriber`. PROTOCOL §2.1.
+/// Subscribes (or unsubscribes) `subscriber` to a channel. Signed by `subscriber`. docs/protocol.md §2.1.
 public struct Subscription: SignedOperation {
     public enum Action: String, Sendable, Hashable, CaseIterable {
         case subscribe, unsubscribe

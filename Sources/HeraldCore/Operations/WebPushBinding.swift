@@ -1,4 +1,4 @@
-/// Binds (or unbinds) a Web Push subscription to a wallet. Signed by `wallet`. PROTOCOL §2.1, §9.
+/// Binds (or unbinds) a Web Push subscription to a wallet. Signed by `wallet`. docs/protocol.md §2.1, §9.
 public struct WebPushBinding: SignedOperation {
     /// The same two actions as a device binding.
     public typealias Action = DeviceBinding.Action

@@ -2,7 +2,7 @@ import CSecp256k1
 
 /// An Ethereum signature: `r ‖ s ‖ v`, 65 bytes, from which the signer's public key can be recovered.
 ///
-/// Parsing enforces what PROTOCOL §2 demands: `v` ∈ {27, 28, 0, 1}, `r` and `s` in [1, n − 1], and
+/// Parsing enforces what docs/protocol.md §2 demands: `v` ∈ {27, 28, 0, 1}, `r` and `s` in [1, n − 1], and
 /// `s` ≤ n/2 (EIP-2 low-s), so that a signature has exactly one accepted encoding.
 public struct RecoverableSignature: Sendable, Hashable {
     /// `r ‖ s`, 64 bytes.

@@ -7,7 +7,7 @@ public enum SecureRandom {
 
     private static let alphanumerics = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
-    /// `length` characters drawn uniformly from `[A-Za-z0-9]`: the form of type-2 secrets (PROTOCOL §5.1).
+    /// `length` characters drawn uniformly from `[A-Za-z0-9]`: the form of type-2 secrets (docs/protocol.md §5.1).
     public static func alphanumericString(length: Int = 15) -> String {
         var rng = SystemRandomNumberGenerator()
         return String((0..<length).map { _ in alphanumerics.randomElement(using: &rng) ?? "A" })

@@ -75,7 +75,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// PROTOCOL §9: the networks a Web Push endpoint may not reach unless the operator allows them
+/// docs/protocol.md §9: the networks a Web Push endpoint may not reach unless the operator allows them
 /// (`webpush.allowNetworks`): this host, private, shared, link-local, multicast and reserved space,
 /// also when an IPv6 address embeds an IPv4 address of those (IPv4-compatible, NAT64, 6to4), since a
 /// DNS64 gateway or a 6to4 relay would carry the connection to that IPv4 address.
@@ -103,7 +103,7 @@ public struct WebPushNetworkPolicy: Sendable, Hashable {
     /// Nil when `address` (canonical bytes) may be reached; otherwise the refused range it lies in
     /// (for an embedding form, the IPv4 range of the address it embeds). An allowed IPv6 network
     /// admits what it contains whatever that embeds; an allowed IPv4 network admits its addresses'
-    /// embedding forms too (PROTOCOL §9, Details).
+    /// embedding forms too (docs/protocol.md §9, Details).
     public func refusal(of address: [UInt8]) -> IPNetwork? {
         if allowed.contains(where: { $0.contains(address) }) { return nil }
         if let range = Self.refusedRanges.first(where: { $0.contains(address) }) { return range }

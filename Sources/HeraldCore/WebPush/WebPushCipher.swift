@@ -3,7 +3,7 @@ import Foundation
 
 /// RFC 8291 message encryption for Web Push: `aes128gcm` (RFC 8188) with one record, keyed by an
 /// ECDH between a fresh sender key and the subscription's `p256dh`, mixed with its `auth` secret.
-/// PROTOCOL §9; `vectors/webpush.json` is RFC 8291 Appendix A.
+/// docs/protocol.md §9; `vectors/webpush.json` is RFC 8291 Appendix A.
 public enum WebPushCipher {
     /// The record size written in every header. One record of plaintext + delimiter + tag must fit.
     public static let recordSize: UInt32 = 4096

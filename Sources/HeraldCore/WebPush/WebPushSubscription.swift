@@ -2,7 +2,7 @@ public import Crypto
 import Foundation
 
 /// A Web Push subscription as a browser's `PushSubscription.toJSON()` or a UnifiedPush connector
-/// hands it over: where to POST, and the keys to encrypt for. PROTOCOL §9's validation; `p256dh` and
+/// hands it over: where to POST, and the keys to encrypt for. docs/protocol.md §9's validation; `p256dh` and
 /// `auth` are kept in their unpadded base64url form.
 public struct WebPushSubscription: Sendable, Hashable {
     public let endpoint: String

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 public import Logging
 
-/// APNs provider API over HTTP/2 with token authentication (PROTOCOL §4.3): `POST /3/device/<token>`
+/// APNs provider API over HTTP/2 with token authentication (docs/protocol.md §4.3): `POST /3/device/<token>`
 /// on the production host (`ios`) or the sandbox host (`ios-sandbox`).
 public struct APNsProvider: PushProvider {
     public let name = "apns"
@@ -26,7 +26,7 @@ public struct APNsProvider: PushProvider {
         self.logger = logger
     }
 
-    /// Reasons that mean the token will never work again (PROTOCOL §4.3); nothing else prunes.
+    /// Reasons that mean the token will never work again (docs/protocol.md §4.3); nothing else prunes.
     static let deadReasons: [Int: Set<String>] = [
         410: ["Unregistered", "ExpiredToken"], 400: ["BadDeviceToken", "DeviceTokenNotForTopic"],
     ]
@@ -59,7 +59,7 @@ public struct APNsProvider: PushProvider {
 
     func host(for platform: Platform) -> String { platform == .iosSandbox ? sandboxHost : productionHost }
 
-    /// PROTOCOL §4.3 and §11.4: `apns-priority` 10, or 5 for `normal`; `apns-expiration` the deadline,
+    /// docs/protocol.md §4.3 and §11.4: `apns-priority` 10, or 5 for `normal`; `apns-expiration` the deadline,
     /// `0` for a message whose `ttl` is 0 (APNs then tries once and stores nothing); `apns-collapse-id`
     /// only when the message has one.
     func request(_ message: PushMessage, body: [UInt8], token: String) -> PushHTTPRequest {

@@ -2,7 +2,7 @@ public import Crypto
 public import Foundation
 import HeraldCore
 
-/// The APNs provider token (PROTOCOL §4.3): an ES256 JWT from the team's `.p8` key, header `alg`,
+/// The APNs provider token (docs/protocol.md §4.3): an ES256 JWT from the team's `.p8` key, header `alg`,
 /// `kid`, claims `iss` (team id) and `iat`. One token is shared by every connection; it is refreshed
 /// after 50 minutes and never more often than every 20 (Apple answers `TooManyProviderTokenUpdates`
 /// otherwise). The clock is injected so that tests move time instead of sleeping.

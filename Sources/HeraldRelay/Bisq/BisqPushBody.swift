@@ -1,6 +1,6 @@
 public import HeraldCore
 
-/// The push bodies Bisq's phone apps read (PROTOCOL §8). The encrypted message goes in as it came, never
+/// The push bodies Bisq's phone apps read (docs/protocol.md §8). The encrypted message goes in as it came, never
 /// parsed: only the phone holds its key.
 public enum BisqPushBody {
     /// APNs keeps an undelivered Bisq push this long (Bisq's own relay asks for four weeks).

@@ -1,4 +1,4 @@
-/// A Bisq push (PROTOCOL §8): the message as the Bisq desktop sent it, encrypted for the phone and
+/// A Bisq push (docs/protocol.md §8): the message as the Bisq desktop sent it, encrypted for the phone and
 /// opaque to the server, with its two flags. The store keeps its own record of it; the server maps one
 /// to the other.
 public struct BisqPushContent: Sendable, Hashable {

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 public import Logging
 
-/// FCM HTTP v1 (PROTOCOL §4.3): `POST /v1/projects/<project>/messages:send` with an OAuth2 bearer token.
+/// FCM HTTP v1 (docs/protocol.md §4.3): `POST /v1/projects/<project>/messages:send` with an OAuth2 bearer token.
 public struct FCMProvider: PushProvider {
     public let name = "fcm"
     let transport: any PushHTTPTransport
@@ -50,7 +50,7 @@ public struct FCMProvider: PushProvider {
         return Self.classify(response)
     }
 
-    /// `android` (PROTOCOL §4.3, §8, §11.4): `priority`; `ttl` as `"<n>s"`, n the whole seconds left
+    /// `android` (docs/protocol.md §4.3, §8, §11.4): `priority`; `ttl` as `"<n>s"`, n the whole seconds left
     /// until the deadline, only when the message gave a `ttl`; `collapse_key` when it has one.
     func androidOptions(_ message: PushMessage) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [("priority", .string(message.priorityOrDefault.rawValue))]

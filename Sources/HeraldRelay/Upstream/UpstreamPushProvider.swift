@@ -4,13 +4,13 @@ public import Logging
 import Synchronization
 
 /// Sends this server's pushes through an upstream Herald that holds the APNs and FCM credentials
-/// (PROTOCOL §7), for a self-hosted server that has none. Pushes are batched: those handed over within
+/// (docs/protocol.md §7), for a self-hosted server that has none. Pushes are batched: those handed over within
 /// a few milliseconds of each other go in one request of up to `batchLimit`. The upstream's answers map onto
 /// this server's outbox rules: `dead` prunes, `retry` backs off (its `retryAfter` honoured), `failed`
 /// fails.
 public final class UpstreamPushProvider: PushProvider {
     public let name = "upstream"
-    /// PROTOCOL §7's most pushes in one request.
+    /// docs/protocol.md §7's most pushes in one request.
     public static let maximumBatch = 100
     /// How long the first push of a batch waits for others to join it.
     static let gathering = Duration.milliseconds(2)
@@ -47,7 +47,7 @@ public final class UpstreamPushProvider: PushProvider {
     }
 
     public func deliver(_ message: PushMessage) async -> PushDelivery {
-        // PROTOCOL §7 forwards §4.2 payloads; a Bisq push's body is Bisq's own, which it cannot carry.
+        // docs/protocol.md §7 forwards §4.2 payloads; a Bisq push's body is Bisq's own, which it cannot carry.
         guard case .notification(let content) = message.content else {
             return .failed(reason: "a Bisq push cannot go through an upstream relay: configure APNs and FCM here")
         }

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import Synchronization
 
-/// The downstream's access token for its upstream relay (PROTOCOL §7): fetched with the installation's
+/// The downstream's access token for its upstream relay (docs/protocol.md §7): fetched with the installation's
 /// id and key (OAuth2 client credentials), cached until 60 s before it expires, dropped after a 401.
 final class UpstreamTokens: Sendable {
     /// Why the upstream refused to issue a token: its status and RFC 6749 error, never the key.

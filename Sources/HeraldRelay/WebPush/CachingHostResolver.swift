@@ -5,7 +5,7 @@ import Synchronization
 /// hop; a broadcast sends thousands to one push service's name within those seconds.
 ///
 /// Only the answer is kept, never a verdict: the transport checks every address of each answer, cached
-/// or not, against the refused networks on every send (PROTOCOL §9), and connects to the address it
+/// or not, against the refused networks on every send (docs/protocol.md §9), and connects to the address it
 /// checked. The answer expires after `lifetime` (DNS changes are honoured within it); a failed lookup is
 /// not kept, so the next send asks again.
 public final class CachingHostResolver: HostResolver {

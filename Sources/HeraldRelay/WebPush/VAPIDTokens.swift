@@ -3,7 +3,7 @@ import HeraldCore
 import Synchronization
 
 /// VAPID JWTs (RFC 8292), one per push-service origin: `exp` 12 hours ahead, reused until an hour
-/// before it (PROTOCOL §9), so that a busy origin costs one ECDSA signature per 11 hours.
+/// before it (docs/protocol.md §9), so that a busy origin costs one ECDSA signature per 11 hours.
 public final class VAPIDTokens: Sendable {
     public static let lifetime: Int64 = 12 * 3600
     public static let renewBefore: Int64 = 3600

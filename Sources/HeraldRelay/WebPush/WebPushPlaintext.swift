@@ -1,6 +1,6 @@
 import HeraldCore
 
-/// What a Web Push carries before encryption (PROTOCOL §9): the §4.2 payload as compact UTF-8 JSON,
+/// What a Web Push carries before encryption (docs/protocol.md §9): the §4.2 payload as compact UTF-8 JSON,
 /// `{"notification":{"title","body"},"data":{…strings…}}`, with `data` cut to `{type, sid, epoch}` when
 /// the whole would pass 3993 bytes (what one 4096-byte aes128gcm record holds).
 public enum WebPushPlaintext {

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 public import Logging
 
-/// Web Push delivery (RFC 8030, 8291, 8292; PROTOCOL §9): each push is encrypted for its
+/// Web Push delivery (RFC 8030, 8291, 8292; docs/protocol.md §9): each push is encrypted for its
 /// subscription's keys (read with the push's claim, so a re-registration's keys apply to the pushes
 /// claimed after it), signed for with a VAPID JWT of the endpoint's origin, and POSTed to the endpoint
 /// exactly as registered through a transport that connects only to addresses it checked.
@@ -66,7 +66,7 @@ public struct WebPushProvider: PushProvider {
         }
     }
 
-    /// PROTOCOL §9 and §11.4: `TTL` the whole seconds left until the deadline; `Urgency` the message's
+    /// docs/protocol.md §9 and §11.4: `TTL` the whole seconds left until the deadline; `Urgency` the message's
     /// priority, or by type without one; `Topic` the collapse id, none without one.
     func headers(_ message: PushMessage, content: PushContent, origin: String) throws -> [(String, String)] {
         var headers = [
@@ -79,7 +79,7 @@ public struct WebPushProvider: PushProvider {
         return headers
     }
 
-    /// PROTOCOL §9: 200/201/202 sent; 404 and 410 dead; 429 and 5xx retried; everything else, 3xx
+    /// docs/protocol.md §9: 200/201/202 sent; 404 and 410 dead; 429 and 5xx retried; everything else, 3xx
     /// included (never followed), fails without touching the binding.
     func classify(_ response: PushHTTPResponse) -> PushDelivery {
         var described: String { "Web Push \(response.status)" }

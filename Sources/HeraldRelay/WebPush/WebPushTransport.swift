@@ -12,7 +12,7 @@ public protocol WebPushTransport: Sendable {
     func send(_ request: PushHTTPRequest, to endpoint: WebPushEndpoint) async throws -> PushHTTPResponse
 }
 
-/// An endpoint whose address lies in a refused network (PROTOCOL §9): the push fails unsent.
+/// An endpoint whose address lies in a refused network (docs/protocol.md §9): the push fails unsent.
 public struct WebPushRefusal: Error, Sendable, CustomStringConvertible {
     public let description: String
 
@@ -24,7 +24,7 @@ public protocol HostResolver: Sendable {
     func addresses(of host: String, port: Int) async throws -> [[UInt8]]
 }
 
-/// PROTOCOL §9's guard against requests into the operator's network. At send time the host is
+/// docs/protocol.md §9's guard against requests into the operator's network. At send time the host is
 /// resolved once (by default through ``CachingHostResolver``: one lookup per name every few seconds);
 /// every address of the answer must pass the policy, on every send (one refused address refuses the
 /// name); the connection then goes to the first address and to no other: an HTTP/2 connection made

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The `text/plain` answers of Bisq's legacy `GET /relay` (PROTOCOL §8), which Bisq's desktop reads as a
+/// The `text/plain` answers of Bisq's legacy `GET /relay` (docs/protocol.md §8), which Bisq's desktop reads as a
 /// line of text, not as §3's JSON error.
 enum BisqPlainText {
     static func response(_ text: String, status: HTTPResponse.Status = .ok, retryAfter: Int? = nil) -> Response {

@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 
-/// Bisq's notification relay (PROTOCOL §8), on only with `bisq.relay`: a Bisq desktop can use this server
+/// Bisq's notification relay (docs/protocol.md §8), on only with `bisq.relay`: a Bisq desktop can use this server
 /// as its relay unchanged. Like Bisq's own relay it is open (no signature), so besides the per-IP limit
 /// each device token gets 1 push/s, burst 20: nobody can flood one phone through it. (The buckets live in
 /// each node's memory, so N nodes allow N times that; a flood still needs the per-IP limit passed on each.)

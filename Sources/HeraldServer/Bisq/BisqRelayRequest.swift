@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 
-/// What Bisq asks the relay to push, read from either API (PROTOCOL §8) and checked before anything is
+/// What Bisq asks the relay to push, read from either API (docs/protocol.md §8) and checked before anything is
 /// queued. The message is opaque: only its size is looked at.
 struct BisqRelayRequest {
     /// Bisq's own relay refuses longer messages; so does this one.

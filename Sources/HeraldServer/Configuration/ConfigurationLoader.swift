@@ -76,7 +76,7 @@ public enum ConfigurationLoader {
         return values
     }
 
-    /// PROTOCOL §4.3: incomplete provider settings stop the server at start, naming what is missing.
+    /// docs/protocol.md §4.3: incomplete provider settings stop the server at start, naming what is missing.
     static func checkPushSettings(_ configuration: HeraldSettings) throws(ConfigurationError) {
         let apns = configuration.apns
         let apnsMissing = [
@@ -106,7 +106,7 @@ public enum ConfigurationLoader {
         }
     }
 
-    /// PROTOCOL §9: a VAPID key needs a subject; the other Web Push settings need a key. The key is
+    /// docs/protocol.md §9: a VAPID key needs a subject; the other Web Push settings need a key. The key is
     /// read now, so that an unreadable one stops the server at start and `/v1/info` can publish it.
     static func loadVAPIDKey(_ configuration: inout HeraldSettings) throws(ConfigurationError) {
         let webpush = configuration.webpush

@@ -3,7 +3,7 @@ public import HeraldCore
 public import Hummingbird
 import NIOCore
 
-/// An error answered with PROTOCOL §3's body `{"error": {"code", "message"}}`.
+/// An error answered with docs/protocol.md §3's body `{"error": {"code", "message"}}`.
 public struct APIError: HTTPResponseError, Sendable {
     public let code: APIErrorCode
     public let message: String
@@ -38,7 +38,7 @@ public struct APIError: HTTPResponseError, Sendable {
 }
 
 extension APIErrorCode {
-    /// The one mapping from error code to HTTP status (PROTOCOL §3).
+    /// The one mapping from error code to HTTP status (docs/protocol.md §3).
     public var httpStatus: HTTPResponse.Status {
         switch self {
         case .badRequest, .invalidWallet, .invalidPlatform, .invalidDeviceToken, .invalidSubscription, .wrongAudience,

@@ -201,7 +201,7 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// The route's answer, or its error's (PROTOCOL §3), as `ErrorMiddleware` gives them.
+    /// The route's answer, or its error's (docs/protocol.md §3), as `ErrorMiddleware` gives them.
     private static func respond(to body: ByteBuffer, devices: DeviceController, logger: Logger) async -> Answer {
         do {
             let answer = try await devices.answer(body.readableBytesView, logger: logger)

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Reading a JSON request body within the limits of PROTOCOL §3: size first (a declared length over
+/// Reading a JSON request body within the limits of docs/protocol.md §3: size first (a declared length over
 /// the limit is refused before reading; a chunked body stops at the limit), then the media type.
 enum RequestBody {
     static func readJSON(_ request: Request, limit: Int) async throws -> ByteBuffer {

@@ -33,7 +33,7 @@ public enum RouteTable {
     public static let health = Route(method: .get, path: "/healthz")
     public static let metrics = Route(method: .get, path: "/metrics")
 
-    /// PROTOCOL §8, served only with `bisq.relay` on.
+    /// docs/protocol.md §8, served only with `bisq.relay` on.
     public static let bisqRelay = Route(method: .get, path: "/relay")
     public static let bisqAPNs = Route(method: .post, path: "/v1/apns/device/{token}")
     public static let bisqFCM = Route(method: .post, path: "/v1/fcm/device/{token}")

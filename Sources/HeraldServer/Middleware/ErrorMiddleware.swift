@@ -4,7 +4,7 @@ import HeraldStore
 import Hummingbird
 import Logging
 
-/// Turns every failure into PROTOCOL §3's error body: `APIError` as is, Hummingbird's own errors
+/// Turns every failure into docs/protocol.md §3's error body: `APIError` as is, Hummingbird's own errors
 /// (unknown route, wrong method, body too large) into their codes, anything else into a logged
 /// `500 internal` whose message reveals nothing.
 struct ErrorMiddleware: RouterMiddleware {

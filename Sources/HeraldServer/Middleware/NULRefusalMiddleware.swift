@@ -14,7 +14,7 @@ struct NULRefusalMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard Self.holdsEncodedNUL(request.uri.description) else { return try await next(request, context) }
-        // Bisq's legacy route answers its faults as one plain line (PROTOCOL §8).
+        // Bisq's legacy route answers its faults as one plain line (docs/protocol.md §8).
         if request.uri.path == RouteTable.bisqRelay.path {
             return BisqPlainText.response(Self.message, status: .badRequest)
         }

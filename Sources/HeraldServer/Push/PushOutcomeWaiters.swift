@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Requests waiting for a push's outcome (Bisq's POST routes, PROTOCOL §8), woken by the outbox
+/// Requests waiting for a push's outcome (Bisq's POST routes, docs/protocol.md §8), woken by the outbox
 /// service of this node once it has recorded that outcome, instead of reading the outbox over and
 /// over. Another node may send the push instead: a waiter still reads the row now and then.
 public final class PushOutcomeWaiters: Sendable {

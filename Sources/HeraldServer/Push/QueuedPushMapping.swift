@@ -4,7 +4,7 @@ import HeraldStore
 
 /// What an outbox row becomes for its provider: the relay knows nothing of the store, so the server reads
 /// each claimed push into a ``PushMessage``. Its content is the feed item's §4.2 payload (its wake-up
-/// form under `push.content = none`), the setup confirmation, or a Bisq push's own (PROTOCOL §4.3, §8);
+/// form under `push.content = none`), the setup confirmation, or a Bisq push's own (docs/protocol.md §4.3, §8);
 /// its deadline is the queue time plus `push.maxAgeSeconds` (a Bisq push's, four weeks: §8); a Web Push
 /// push takes its binding's keys (§9). No message options yet: each service gets its defaults.
 struct QueuedPushMapping: Sendable {

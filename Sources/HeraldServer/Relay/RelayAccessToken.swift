@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 
-/// The upstream's access tokens (PROTOCOL §7): HS256 JWTs, `sub` the installation id, `scope`
+/// The upstream's access tokens (docs/protocol.md §7): HS256 JWTs, `sub` the installation id, `scope`
 /// `api.push`, `exp`, signed with a secret every node of the upstream shares (kept in its database),
 /// so that any node checks a token without a database lookup.
 public struct RelayAccessToken: Sendable {

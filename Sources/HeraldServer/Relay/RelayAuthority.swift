@@ -5,7 +5,7 @@ import Synchronization
 /// Who may use the relay routes on this upstream node: issues access tokens to installations that
 /// prove their key, and checks them. The signing secret comes from the database once (every node of
 /// the upstream shares it); the set of installations is re-read at most every `refreshSeconds`, so a
-/// removed installation's tokens stop working on every node within that time (PROTOCOL §7: 60 s).
+/// removed installation's tokens stop working on every node within that time (docs/protocol.md §7: 60 s).
 final class RelayAuthority: Sendable {
     static let refreshSeconds: Int64 = 10
 

@@ -5,7 +5,7 @@ import HeraldStore
 import Hummingbird
 import NIOCore
 
-/// The upstream relay's routes (PROTOCOL §7): `POST /v1/relay/token` (OAuth2 client credentials),
+/// The upstream relay's routes (docs/protocol.md §7): `POST /v1/relay/token` (OAuth2 client credentials),
 /// `POST /v1/relay/pushes` and `GET /v1/relay/usage`. Any Herald answers them; without installations
 /// every client is refused.
 struct RelayController: Sendable {

@@ -3,7 +3,7 @@ import Foundation
 import HeraldCore
 public import HeraldStore
 
-/// An installation's credentials (PROTOCOL §7): an id (a UUID) and a key (base64url, no padding, of 32
+/// An installation's credentials (docs/protocol.md §7): an id (a UUID) and a key (base64url, no padding, of 32
 /// random bytes), of which the upstream keeps only SHA-256 of the key's text.
 public enum RelayCredentials {
     /// A new installation's id and key: the key is shown once and never stored.

@@ -1,7 +1,7 @@
 import HeraldCore
 import HeraldRelay
 
-/// A forwarded push's optional fields (PROTOCOL §7), which this upstream applies as it would to its own
+/// A forwarded push's optional fields (docs/protocol.md §7), which this upstream applies as it would to its own
 /// pushes (§10, §11.4): `priority`, `collapseId`, `threadId`, `ttl`, `badge`. One of the wrong type or
 /// range refuses the request (`invalid_payload`); a field §7 does not name is ignored.
 struct RelayPushOptions {

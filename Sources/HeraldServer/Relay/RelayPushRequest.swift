@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldRelay
 
-/// One push of a `POST /v1/relay/pushes` body (PROTOCOL §7), checked: never stored, never logged.
+/// One push of a `POST /v1/relay/pushes` body (docs/protocol.md §7), checked: never stored, never logged.
 struct RelayPush: Sendable {
     let id: String
     let message: PushMessage

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Each installation's pushes per second on this node (PROTOCOL §7): a token bucket of `rate` tokens a
+/// Each installation's pushes per second on this node (docs/protocol.md §7): a token bucket of `rate` tokens a
 /// second holding at most ten seconds' worth. A request takes what fits; the rest is told to retry.
 final class RelayRateLimiter: Sendable {
     private struct Bucket {

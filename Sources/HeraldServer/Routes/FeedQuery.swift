@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// `?page=1&limit=10&spam=false` (PROTOCOL §3): `page` ≥ 1, 1 ≤ `limit` ≤ 100, `spam` true or false;
+/// `?page=1&limit=10&spam=false` (docs/protocol.md §3): `page` ≥ 1, 1 ≤ `limit` ≤ 100, `spam` true or false;
 /// anything else is `bad_request`. Unknown parameters are ignored.
 struct FeedQuery {
     static let maximumLimit = 100

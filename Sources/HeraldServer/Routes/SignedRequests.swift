@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 
-/// What every route taking a signed operation needs: the verifier of PROTOCOL §2.3 steps 1–3, the
+/// What every route taking a signed operation needs: the verifier of docs/protocol.md §2.3 steps 1–3, the
 /// clocks, the nonce's retention (step 4) and the rejection counters. Built once by ``ServerState``
 /// and held by each controller.
 struct SignedRequests: Sendable {

@@ -76,7 +76,7 @@ package enum NotificationPlanner {
         guard payload.kind != .broadcast else { return .deliver(stored, .everySubscriber) }
         let items = payload.recipients.map { recipient in
             let follows = facts.followers.contains(recipient.wallet)
-            // Stored as sent: hex compared case-insensitively, output lowercase (PROTOCOL conventions).
+            // Stored as sent: hex compared case-insensitively, output lowercase (docs/protocol.md, conventions).
             return PlannedItem(
                 wallet: recipient.wallet, secret: recipient.secret?.lowercased() ?? "", spam: !follows,
                 pushed: follows)

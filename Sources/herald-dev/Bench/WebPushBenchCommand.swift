@@ -4,7 +4,7 @@ import Foundation
 import HeraldCLISupport
 import HeraldCore
 
-/// `herald-dev bench webpush`: the cost of one RFC 8291 encryption (PROTOCOL §9) against the BoringSSL
+/// `herald-dev bench webpush`: the cost of one RFC 8291 encryption (docs/protocol.md §9) against the BoringSSL
 /// calls it is made of, timed alone in the same run: the ephemeral key's point (a scalar
 /// multiplication), the ECDH, the three HKDFs and one AES-128-GCM seal. The difference is what Herald's composition adds.
 struct WebPushBenchCommand: AsyncParsableCommand {

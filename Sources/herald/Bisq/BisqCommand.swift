@@ -3,7 +3,7 @@ import Foundation
 import HeraldCLISupport
 import HeraldCore
 
-/// `herald bisq …`: the Bisq desktop's part of PROTOCOL §8, for tests and for people who script Bisq.
+/// `herald bisq …`: the Bisq desktop's part of docs/protocol.md §8, for tests and for people who script Bisq.
 struct BisqCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bisq",

@@ -5,7 +5,7 @@ import HeraldCore
 import NIOCore
 
 /// Sends a Bisq message to a phone the way Bisq's desktop does: encrypted with the phone's key and
-/// handed to `GET /relay` (PROTOCOL §8), which answers `success` in plain text once it is queued.
+/// handed to `GET /relay` (docs/protocol.md §8), which answers `success` in plain text once it is queued.
 struct BisqRelayClient {
     let server: URL
 
@@ -28,7 +28,7 @@ struct BisqRelayClient {
         let url = server.absoluteString.trimmingTrailingSlashes + "/relay?" + query
         var request = HTTPClientRequest(url: url)
         request.method = .GET
-        request.headers.add(name: "User-Agent", value: "herald/\(HeraldVersion.current)")
+        request.headers.add(name: "User-Agent", value: HeraldVersion.userAgent)
         let status: UInt
         let text: String
         do {

@@ -3,7 +3,7 @@ import HeraldCLISupport
 import HeraldCore
 import HeraldInbox
 
-/// `herald inbox ingest --bisq-key KEY`: what a Bisq phone app does with a push (PROTOCOL §8). The
+/// `herald inbox ingest --bisq-key KEY`: what a Bisq phone app does with a push (docs/protocol.md §8). The
 /// message is decrypted in memory; only user-facing kinds reach the cache, as rows of the pairing's
 /// pseudo-wallet, and ERASE empties that pseudo-wallet.
 struct BisqIngest {

@@ -22,7 +22,7 @@ struct InboxCommand: AsyncParsableCommand {
         }
     }
 
-    /// The `wallet` column a command acts on: a Bisq pseudo-wallet (`--wallet bisq:<16 hex>`, PROTOCOL §8)
+    /// The `wallet` column a command acts on: a Bisq pseudo-wallet (`--wallet bisq:<16 hex>`, docs/protocol.md §8)
     /// as it is, otherwise the selected keystore wallet's EIP-55 address.
     static func walletKey(_ global: GlobalOptions) throws -> String {
         if let selector = global.walletSelector, selector.hasPrefix("bisq:") {
@@ -67,7 +67,8 @@ struct InboxIngest: AsyncParsableCommand {
     @Argument(help: "A file holding the push JSON, or - for standard input (the default).") var file: String = "-"
     @Option(
         name: .customLong("bisq-key"),
-        help: ArgumentHelp("Read a Bisq push and decrypt it with this pairing key (PROTOCOL §8).", valueName: "KEY"))
+        help: ArgumentHelp(
+            "Read a Bisq push and decrypt it with this pairing key (docs/protocol.md §8).", valueName: "KEY"))
     var bisqKey: String?
     @Flag(name: .long, help: "Read a Web Push body (raw aes128gcm bytes) and decrypt it with a kept subscription.")
     var webpush = false

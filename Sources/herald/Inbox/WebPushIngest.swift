@@ -5,7 +5,7 @@ import HeraldCore
 import HeraldInbox
 
 /// `herald inbox ingest --webpush`: what a browser's service worker or a UnifiedPush app does with a
-/// Web Push body (PROTOCOL §9). The body is decrypted in memory with a kept subscription's keys and
+/// Web Push body (docs/protocol.md §9). The body is decrypted in memory with a kept subscription's keys and
 /// cached for that subscription's wallet; a setup confirmation or a body cut to `{type, sid, epoch}`
 /// is printed, not cached (`inbox sync` fetches the item).
 struct WebPushIngest {

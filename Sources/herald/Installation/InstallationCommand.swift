@@ -5,7 +5,7 @@ import HeraldServer
 import HeraldStore
 
 /// The upstream relay's operator manages installations (self-hosted servers that push through it,
-/// PROTOCOL §7) on its database directly, as with channels; running nodes see a removal within 60 s.
+/// docs/protocol.md §7) on its database directly, as with channels; running nodes see a removal within 60 s.
 struct InstallationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "installation",

@@ -5,7 +5,7 @@ import HeraldCLISupport
 import HeraldCore
 import HeraldRelay
 
-/// `herald webpush …`: the subscriber's side of PROTOCOL §9 (the CLI plays the browser or the
+/// `herald webpush …`: the subscriber's side of docs/protocol.md §9 (the CLI plays the browser or the
 /// UnifiedPush app), and the operator's VAPID key.
 struct WebPushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

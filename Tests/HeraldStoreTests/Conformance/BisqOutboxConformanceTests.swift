@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldStore
 import Testing
 
-/// Bisq relay pushes (PROTOCOL §8) in the outbox: no binding and no feed item, the opaque message and its
+/// Bisq relay pushes (docs/protocol.md §8) in the outbox: no binding and no feed item, the opaque message and its
 /// flags kept as queued, claimed and recorded like any push, on every backend.
 @Suite struct BisqOutboxConformanceTests {
     static let iosToken = String(repeating: "ab", count: 32)

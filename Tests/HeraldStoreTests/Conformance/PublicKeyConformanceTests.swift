@@ -3,7 +3,7 @@ import HeraldStore
 import HeraldStoreSQLite
 import Testing
 
-/// The key a FeedAccess read remembers (PROTOCOL §3): written by the group-commit writer, sharing its
+/// The key a FeedAccess read remembers (docs/protocol.md §3): written by the group-commit writer, sharing its
 /// transactions, never a transaction and sync of its own; written once per wallet.
 @Suite struct PublicKeyConformanceTests {
     @Test(arguments: StoreBackend.available)

@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldStore
 import Testing
 
-/// Web Push bindings (PROTOCOL §9) on every backend: a device binding of platform `webpush` whose
+/// Web Push bindings (docs/protocol.md §9) on every backend: a device binding of platform `webpush` whose
 /// token is the endpoint, with keys that a register replaces.
 @Suite struct WebPushConformanceTests {
     static let endpoint = "https://ntfy.example.org/upAbC123?up=1"

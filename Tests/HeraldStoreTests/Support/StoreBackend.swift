@@ -10,7 +10,7 @@ import Testing
 
 /// The backends the conformance suite runs on: SQLite always, PostgreSQL too when the run has a server
 /// (`HERALD_TEST_POSTGRES_URL`). Every `HeraldStore` behaviour is one test taking a backend, so that
-/// what PROTOCOL requires cannot drift between them.
+/// what docs/protocol.md requires cannot drift between them.
 enum StoreBackend: String, Sendable, CaseIterable, CustomTestStringConvertible {
     case sqlite, postgres
 
