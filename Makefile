@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Override with e.g. make run ARGS="serve --port 9000" or ARGS="wallet list".
 ARGS ?= serve
 
-.PHONY: all setup build release run test check unit interop interop-check contract contract-check fuzz fuzz-check costs bench ops-check format lint clean
+.PHONY: all setup build release run test quick check unit install deb interop interop-check contract contract-check fuzz fuzz-check costs bench ops-check format lint clean
 
 all: build
 
@@ -15,25 +15,48 @@ setup:
 build: setup
 	$(SWIFT) build
 
+# The shipped binary: Swift's runtime linked in (it runs where no toolchain is installed), and the
+# commit it was built from stamped in for `herald --version` (scripts/package/commit-object.sh).
+RELEASE_FLAGS = -c release --static-swift-stdlib
 release: setup
-	$(SWIFT) build -c release --product herald
+	$(SWIFT) build $(RELEASE_FLAGS) --product herald -Xlinker "$$(./scripts/package/commit-object.sh)"
+
+# Installs the binary, the systemd unit, the sample configuration (as $(SYSCONFDIR)/herald/herald.yaml
+# unless one is there), bash/zsh/fish completions and the man page. DESTDIR for staging.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+install: release
+	./scripts/package/stage.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/herald" "$(DESTDIR)" \
+	  "$(PREFIX)" "$(SYSCONFDIR)"
+
+# A Debian package (dpkg-deb) in .build/deb/: /usr/bin/herald, the unit, /etc/herald/herald.yaml as a
+# conffile, completions, man page; its postinst creates the `herald` system user.
+deb: release
+	./scripts/package/deb.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/herald" .build/deb
 
 run: build
 	$(SWIFT) run --skip-build herald $(ARGS)
 
-# The README's test command: a debug build, every Swift test but the crash and limiter-memory tests, the eth-account
-# interop check and the schemathesis contract stage (Python packages install beside the build), then a
-# release build of herald-costs and the instruction-count guard (callgrind); about 20 minutes from a
-# fresh clone on 2 cores. Stage times are printed at the end.
+# The README's test command: a debug build, every Swift test but the crash and limiter-memory tests, the
+# eth-account interop check and the schemathesis contract stage (Python packages install beside the
+# build). Stage times are printed at the end; docs/development.md gives them.
 # HERALD_SKIP_INTEROP=1 / HERALD_SKIP_CONTRACT=1 leave those stages out on a machine without PyPI.
 test:
 	@./scripts/stages.sh test
 
-# Everything (CI runs this): make test's stages, then those that need builds of their own: the crash test
-# against a release binary, 30 s of libFuzzer per parser (HERALD_SKIP_FUZZ=1 leaves it out), and the
-# operators' files (promtool; HERALD_SKIP_OPS=1).
+# Everything (CI runs this): make test's stages, then those that need builds of their own: the
+# instruction-count guard (release herald-costs under callgrind), the crash test against the release
+# binary, the Debian package built and run from a scratch root, 30 s of libFuzzer per parser
+# (HERALD_SKIP_FUZZ=1 leaves it out), and the operators' files (promtool; HERALD_SKIP_OPS=1).
 check:
 	@./scripts/stages.sh check
+
+# The unit and route tests of an existing debug build, in under two minutes: no end-to-end processes,
+# no PostgreSQL, none of the timing suites. FILTER narrows it (a swift test --filter pattern).
+QUICK_SKIP = HeraldCLITests|HeraldFuzzingTests|MeteredReadsTests|RateLimiterTests|SlowWebPushServiceTests|FakeProviderTests
+quick:
+	@test -x "$$($(SWIFT) build --show-bin-path)/herald" || { echo "quick: no debug build; run make unit or make test first" >&2; exit 1; }
+	env -u HERALD_TEST_POSTGRES_URL $(SWIFT) test --skip-build --skip "$(QUICK_SKIP)" $(if $(FILTER),--filter "$(FILTER)")
 
 unit: setup
 	$(SWIFT) build --build-tests

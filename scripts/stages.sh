@@ -4,11 +4,12 @@
 #
 #   scripts/stages.sh test    one debug build: every Swift test (the crash test aside), the eth-account
 #                             interop check and the schemathesis contract stage. Python packages install
-#                             in the background while Swift builds. Then a release build of herald-costs
-#                             for the instruction-count guard (scripts/costs/check.sh, under callgrind).
-#   scripts/stages.sh check   test, then what needs builds of its own: the crash test against a release
-#                             binary, 30 s of libFuzzer per target (AddressSanitizer build), and the
-#                             operators' files (promtool, the dashboard JSON).
+#                             in the background while Swift builds.
+#   scripts/stages.sh check   test, then what needs builds of its own: the instruction-count guard (a
+#                             release herald-costs under callgrind, scripts/costs/check.sh), the crash
+#                             test against the release binary, the Debian package (built, unpacked into
+#                             a scratch root, run), 30 s of libFuzzer per target (AddressSanitizer
+#                             build), and the operators' files (promtool, the dashboard JSON).
 #
 # HERALD_SKIP_INTEROP=1, HERALD_SKIP_CONTRACT=1 (no PyPI), HERALD_SKIP_POSTGRES=1, HERALD_SKIP_FUZZ=1 and
 # HERALD_SKIP_OPS=1 leave those stages out, and say so.
@@ -145,15 +146,19 @@ fi
 alone="PostgresOutageTests|SlowPushServiceTests|SlowWebPushServiceTests|DiskFullTests|HostilePushServiceTests|MeteredReadsTests|RateLimiterTests"
 stage "swift tests (debug)" swift_tests --skip "CrashSafetyTests|LimiterMemoryTests|$alone"
 stage "outage and slow-peer tests (debug, alone)" swift_tests --filter "$alone"
-# The instruction-count guard counts what ships: the release build (make check's crash test reuses it).
-stage "release build of herald-costs" "$swift" build -c release --product herald-costs
-stage "instruction counts (callgrind)" ./scripts/costs/check.sh "$("$swift" build -c release --show-bin-path)/herald-costs"
 
 if [[ "$mode" == check ]]; then
-    stage "release build of herald" "$swift" build -c release --product herald
-    release_bin="$("$swift" build -c release --show-bin-path)/herald"
+    # The instruction-count guard counts what ships: the release build, which the crash test reuses.
+    stage "release build of herald-costs" "$swift" build -c release --product herald-costs
+    stage "instruction counts (callgrind)" ./scripts/costs/check.sh "$("$swift" build -c release --show-bin-path)/herald-costs"
+    # The binary as make release and make deb build it: Swift's runtime linked in, the commit stamped.
+    release_flags=(-c release --static-swift-stdlib)
+    stage "release build of herald" "$swift" build "${release_flags[@]}" --product herald \
+        -Xlinker "$(./scripts/package/commit-object.sh)"
+    release_bin="$("$swift" build "${release_flags[@]}" --show-bin-path)/herald"
     export HERALD_TEST_RELEASE_BINARY="$release_bin"
     stage "crash and limiter tests (release binary)" swift_tests --filter "CrashSafetyTests|LimiterMemoryTests"
+    stage "Debian package (built, unpacked, run)" ./scripts/package/check-deb.sh "$release_bin"
     if [[ "${HERALD_SKIP_FUZZ:-0}" == 1 ]]; then
         skipped "fuzz (libFuzzer, 30 s per target)" "HERALD_SKIP_FUZZ=1" "the parsers were NOT fuzzed"
     else

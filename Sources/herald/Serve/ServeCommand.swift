@@ -16,21 +16,21 @@ struct ServeCommand: AsyncParsableCommand {
             Precedence: flag, then HERALD_* environment variable, then --config FILE (YAML or JSON), then the \
             default. With no configuration at all it listens on 127.0.0.1:8080 with ./herald-data/herald.sqlite.
 
-            Settings (flag, environment variable, file key; meanings and defaults in the README):
+            Settings (flag, environment variable, file key; meanings and defaults in docs/configuration.md):
             \(ConfigurationLoader.settingsHelp)
             """
     )
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Config file, YAML or JSON (keys as in the README table).", valueName: "FILE"))
+        help: ArgumentHelp("Config file, YAML or JSON (keys as in docs/configuration.md).", valueName: "FILE"))
     var config: String?
 
     /// Every other setting, `--name value` or `--name=value`: read by swift-configuration's layering
     /// with the environment and the file, so each is spelled once, in SettingTable.
     @Argument(
         parsing: .allUnrecognized,
-        help: ArgumentHelp("Settings as --name value; see below and the README's table.", valueName: "setting"))
+        help: ArgumentHelp("Settings as --name value; see below and docs/configuration.md.", valueName: "setting"))
     var settings: [String] = []
 
     func run() async throws {
