@@ -10,8 +10,9 @@ set -euo pipefail
 binary="$1"
 out="$2"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-number="$("$binary" --version | cut -d' ' -f1)"
-commit="$("$binary" --version | sed -n 's/.*(commit \(.*\))/\1/p')"
+printed="$("$binary" --version)"
+number="${printed%% *}"
+commit="$(printf '%s' "$printed" | sed -n 's/.*(commit \(.*\))/\1/p')"
 # Debian versions sort by their parts: 0.3.0+g<commit> for a stamped build, 0.3.0 otherwise.
 version="$number${commit:++g${commit//-/.}}"
 arch="$(dpkg --print-architecture)"
