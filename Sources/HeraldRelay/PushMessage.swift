@@ -11,6 +11,8 @@ public struct PushMessage: Sendable, Hashable {
         case notification(PushContent)
         /// A Bisq push (docs/protocol.md §8): sent with Bisq's own bodies instead.
         case bisq(BisqPushContent)
+        /// A read-sync push (§10): a badge-only APNs body or a data-only FCM `read` message.
+        case readSync(ReadSyncContent)
     }
 
     /// How urgently the service should deliver it (docs/protocol.md §11.4 `push.priority`).

@@ -74,7 +74,18 @@ public final class ServerMetrics: Sendable {
             _ = CoreMetrics.Counter(
                 label: "herald_device_changes_total", dimensions: [("outcome", outcome)], factory: factory)
         }
+        for outcome in Self.recipientOutcomes {
+            _ = CoreMetrics.Counter(
+                label: "herald_recipients_total", dimensions: [("outcome", outcome)], factory: factory)
+        }
+        _ = CoreMetrics.Counter(label: "herald_read_marks_total", dimensions: [], factory: factory)
+        _ = CoreMetrics.Counter(label: "herald_read_sync_pushes_total", dimensions: [], factory: factory)
+        _ = CoreMetrics.Counter(label: "herald_broadcasts_limited_total", dimensions: [], factory: factory)
     }
+
+    /// What docs/protocol.md §10 did to a send's recipients: left out by a setting, stored but not pushed
+    /// for a mute, refused by an empty bucket.
+    static let recipientOutcomes = ["filtered", "muted", "throttled"]
 
     static let deviceChangeOutcomes = ["created", "refreshed", "unregistered", "absent"]
 
@@ -105,6 +116,24 @@ public final class ServerMetrics: Sendable {
             .increment()
         counter("herald_feed_items_total", [("type", type)])
             .increment(by: items)
+    }
+
+    /// A send's §10 outcomes (only those that happened: the series exist from start).
+    func recordRecipients(filtered: Int, muted: Int, throttled: Int) {
+        for (outcome, count) in [("filtered", filtered), ("muted", muted), ("throttled", throttled)] where count > 0 {
+            counter("herald_recipients_total", [("outcome", outcome)]).increment(by: count)
+        }
+    }
+
+    /// A read mark applied, and the read-sync pushes it queued.
+    func recordReadMark(pushes: Int) {
+        counter("herald_read_marks_total", []).increment()
+        if pushes > 0 { counter("herald_read_sync_pushes_total", []).increment(by: pushes) }
+    }
+
+    /// A broadcast refused whole by its channel's bucket (answered 429).
+    func recordBroadcastLimited() {
+        counter("herald_broadcasts_limited_total", []).increment()
     }
 
     func recordPushes(provider: String, status: String, count: Int) {

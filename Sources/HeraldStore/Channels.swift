@@ -23,12 +23,27 @@ public struct SubscriptionRecord: Sendable, Hashable {
     public let channel: EthereumAddress
     public let name: String
     public let since: Int64
+    /// The subscriber's unread items from this channel that are not spam (docs/protocol.md §10).
+    public let unread: Int
+    /// The channel's settings with the subscriber's choices applied.
+    public let settings: [EffectiveSetting]
+    /// Unix seconds as stored (0: never muted); ``mutedUntil(at:)`` says whether it still holds.
+    public let storedMutedUntil: Int64
 
-    public init(channel: EthereumAddress, name: String, since: Int64) {
+    public init(
+        channel: EthereumAddress, name: String, since: Int64, unread: Int = 0, settings: [EffectiveSetting] = [],
+        mutedUntil: Int64 = 0
+    ) {
         self.channel = channel
         self.name = name
         self.since = since
+        self.unread = unread
+        self.settings = settings
+        self.storedMutedUntil = mutedUntil
     }
+
+    /// The mute at `now`: its end, or 0 when there is none or it lapsed (a mute lapses by time alone).
+    public func mutedUntil(at now: Int64) -> Int64 { storedMutedUntil > now ? storedMutedUntil : 0 }
 }
 
 /// A verified Subscription, ready to apply.

@@ -14,6 +14,7 @@ public import ServiceLifecycle
 /// server can name the one it uses.
 public protocol HeraldStore:
     BindingStore, ChannelStore, NotificationStore, OutboxStore, RelayStore, RetentionStore, MaintenanceStore,
+    SubscriberControlStore,
     StoreDiagnostics, Service
 {}
 

@@ -9,13 +9,16 @@ public struct NotificationSubmission: Sendable {
     public let nonceRetainedUntil: Int64
     /// Unix seconds (push queue times).
     public let now: Int64
-    /// Milliseconds: every item's `epoch`.
+    /// Milliseconds: every item's `epoch`, and the clock of the §10 buckets.
     public let epoch: Int64
+    /// The server's limits and badge rule (docs/protocol.md §10).
+    public let policy: DeliveryPolicy
 
     public init(
         channel: EthereumAddress, publicKey: PublicKey, payload: NotificationPayload, nonce: UInt256,
-        nonceRetainedUntil: Int64, now: Int64, epoch: Int64
+        nonceRetainedUntil: Int64, now: Int64, epoch: Int64, policy: DeliveryPolicy = DeliveryPolicy()
     ) {
+        self.policy = policy
         self.channel = channel
         self.publicKey = publicKey
         self.payload = payload
@@ -33,6 +36,11 @@ public enum NotificationOutcome: Sendable, Hashable {
     case unknownChannel
     /// The (channel, nonce) pair was already used: nothing changed.
     case replayed
+    /// The payload's `setting` does not fit the channel's list (`invalid_payload`): nothing changed.
+    case refusedSetting(OperationRejection)
+    /// A broadcast found its channel's bucket empty (docs/protocol.md §10): nothing changed, the nonce is
+    /// not spent; one fits after this many seconds.
+    case broadcastLimited(retryAfter: Int64)
 }
 
 /// What a committed notification produced.
@@ -41,13 +49,24 @@ public struct NotificationReceipt: Sendable, Hashable {
     public let sids: [Int64]
     /// Items marked spam (recipients not subscribed to the channel): no push for them.
     public let spam: Int
-    /// Outbox rows queued: one per binding of each recipient that is not spam.
+    /// Outbox rows queued: one per binding of each recipient that is not spam and not muted.
     public let pushes: Int
+    /// Subscribed recipients left out by the setting the notification names (docs/protocol.md §10).
+    public let filtered: Int
+    /// Recipients whose bucket was empty, in payload order: no item, no push.
+    public let throttled: [EthereumAddress]
+    /// Items stored for subscribers who muted the channel: not pushed.
+    public let muted: Int
 
-    public init(sids: [Int64], spam: Int, pushes: Int) {
+    public init(
+        sids: [Int64], spam: Int, pushes: Int, filtered: Int = 0, throttled: [EthereumAddress] = [], muted: Int = 0
+    ) {
         self.sids = sids
         self.spam = spam
         self.pushes = pushes
+        self.filtered = filtered
+        self.throttled = throttled
+        self.muted = muted
     }
 }
 
@@ -55,10 +74,13 @@ public struct NotificationReceipt: Sendable, Hashable {
 public struct FeedEntry: Sendable, Hashable {
     public let sender: EthereumAddress
     public let notification: DeliveredNotification
+    /// Marked read by a ReadMark (docs/protocol.md §10).
+    public let read: Bool
 
-    public init(sender: EthereumAddress, notification: DeliveredNotification) {
+    public init(sender: EthereumAddress, notification: DeliveredNotification, read: Bool = false) {
         self.sender = sender
         self.notification = notification
+        self.read = read
     }
 }
 
@@ -66,9 +88,12 @@ public struct FeedEntry: Sendable, Hashable {
 public struct FeedPage: Sendable, Hashable {
     public let entries: [FeedEntry]
     public let total: Int
+    /// The wallet's unread items that are not spam, whatever the page (docs/protocol.md §10).
+    public let unread: Int
 
-    public init(entries: [FeedEntry], total: Int) {
+    public init(entries: [FeedEntry], total: Int, unread: Int = 0) {
         self.entries = entries
         self.total = total
+        self.unread = unread
     }
 }

@@ -25,12 +25,20 @@ public struct QueuedPush: Sendable, Hashable {
     /// re-registration's keys apply to the pushes claimed after it, and a claim lasts seconds. nil for
     /// the other platforms, and when the binding is gone.
     public let webPushSubscription: WebPushSubscription?
+    /// A notification push's `aps.badge` (the wallet's unread count when it was queued), or a read-sync
+    /// push's count; nil without one (docs/protocol.md §10).
+    public let badge: Int?
+    /// A read-sync push: a badge-only APNs push or a data-only FCM `read` message, with `badge` the count.
+    public let readSync: Bool
 
     public init(
         id: Int64, sid: Int64?, wallet: EthereumAddress, platform: Platform, deviceToken: String, apnsID: [UInt8],
         queuedAt: Int64, attempts: Int, notification: DeliveredNotification?, bound: Bool = true,
-        bisq: BisqRelayContent? = nil, webPushSubscription: WebPushSubscription? = nil
+        bisq: BisqRelayContent? = nil, webPushSubscription: WebPushSubscription? = nil, badge: Int? = nil,
+        readSync: Bool = false
     ) {
+        self.badge = badge
+        self.readSync = readSync
         self.bisq = bisq
         self.webPushSubscription = webPushSubscription
         self.bound = bound

@@ -51,13 +51,34 @@ extension PostgresHeraldStore {
 
     public func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] {
         try await perform { [self] in
-            try await client.query(
+            let wallet = bytea(subscriber)
+            // The wallet's unread items per channel (entries of `feed_items_unread`), and its choices.
+            let unread = try await client.query(
                 """
-                SELECT s.channel, c.name, s.since FROM subscriptions s JOIN channels c ON c.address = s.channel
-                WHERE s.subscriber = \(bytea(subscriber)) ORDER BY s.since, s.channel
+                SELECT n.channel, count(*) FROM feed_items f JOIN notifications n ON n.id = f.notification
+                WHERE f.recipient = \(wallet) AND NOT f.read AND NOT f.spam GROUP BY n.channel
                 """, logger: logger
-            ).rows { row in
-                SubscriptionRecord(channel: try row.address(0), name: try row.text(1), since: try row.int(2))
+            ).rows { (try $0.address(0), Int(try $0.int(1))) }
+            let unreadByChannel = Dictionary(unread, uniquingKeysWith: +)
+            let choices = try await client.query(
+                "SELECT channel, setting, value FROM subscriber_choices WHERE subscriber = \(wallet)", logger: logger
+            ).rows { (try $0.address(0), try $0.text(1), try $0.int(2)) }
+            let choicesByChannel = Dictionary(grouping: choices, by: \.0).mapValues { rows in
+                Dictionary(rows.map { ($0.1, $0.2) }, uniquingKeysWith: { _, last in last })
+            }
+            let rows = try await client.query(
+                """
+                SELECT s.channel, c.name, s.since, c.settings, s.muted_until
+                FROM subscriptions s JOIN channels c ON c.address = s.channel
+                WHERE s.subscriber = \(wallet) ORDER BY s.since, s.channel
+                """, logger: logger
+            ).rows { (try $0.address(0), try $0.text(1), try $0.int(2), try $0.text(3), try $0.int(4)) }
+            return try rows.map { channel, name, since, settings, mutedUntil in
+                let list = try PostgresControlReads.stored(settings)
+                return SubscriptionRecord(
+                    channel: channel, name: name, since: since, unread: unreadByChannel[channel] ?? 0,
+                    settings: EffectiveSetting.resolve(list, choices: choicesByChannel[channel] ?? [:]),
+                    mutedUntil: mutedUntil)
             }
         }
     }

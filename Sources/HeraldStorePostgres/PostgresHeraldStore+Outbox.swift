@@ -6,11 +6,12 @@ extension PostgresHeraldStore {
     public func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage {
         let total = try await count(
             "SELECT count(*) FROM feed_items WHERE recipient = \(bytea(wallet)) AND spam = \(spam)")
-        guard total > offset else { return FeedPage(entries: [], total: total) }
+        let unread = try await count(PostgresControlReads.unread(of: wallet))
+        guard total > offset else { return FeedPage(entries: [], total: total, unread: unread) }
         let entries = try await perform { [self] in
             try await client.query(
                 """
-                SELECT f.sid, f.secret, \(unescaped: DeliveredColumns.list), n.channel
+                SELECT f.sid, f.secret, \(unescaped: DeliveredColumns.list), n.channel, f.read
                 FROM feed_items f JOIN notifications n ON n.id = f.notification
                 WHERE f.recipient = \(bytea(wallet)) AND f.spam = \(spam)
                 ORDER BY f.sid DESC LIMIT \(Int64(limit)) OFFSET \(Int64(offset))
@@ -18,10 +19,11 @@ extension PostgresHeraldStore {
             ).rows { row in
                 FeedEntry(
                     sender: try row.address(2 + DeliveredColumns.count),
-                    notification: try DeliveredColumns.read(row, sid: try row.int(0), secret: try row.text(1), from: 2))
+                    notification: try DeliveredColumns.read(row, sid: try row.int(0), secret: try row.text(1), from: 2),
+                    read: try row.bool(3 + DeliveredColumns.count))
             }
         }
-        return FeedPage(entries: entries, total: total)
+        return FeedPage(entries: entries, total: total, unread: unread)
     }
 
     /// Queued pushes due at `now`, oldest first, read without claiming them.
@@ -179,7 +181,7 @@ enum QueuedPushColumns {
         o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts, f.secret,
         \(DeliveredColumns.list),
         o.bisq_message IS NOT NULL OR b.wallet IS NOT NULL,
-        o.bisq_message, o.bisq_flags, b.p256dh, b.auth
+        o.bisq_message, o.bisq_flags, b.p256dh, b.auth, o.badge, o.read_sync
         """
 
     static let joins = """
@@ -202,7 +204,9 @@ enum QueuedPushColumns {
             bisq: try row.optionalText(10 + DeliveredColumns.count).map { message in
                 BisqRelayContent(message: message, flags: try row.int(11 + DeliveredColumns.count))
             },
-            webPushSubscription: try webPushSubscription(row))
+            webPushSubscription: try webPushSubscription(row),
+            badge: try row.optionalInt(14 + DeliveredColumns.count).map { Int($0) },
+            readSync: try row.bool(15 + DeliveredColumns.count))
     }
 
     private static func webPushSubscription(_ row: Columns) throws -> WebPushSubscription? {

@@ -106,6 +106,14 @@ public final class PostgresHeraldStore: HeraldStore {
         return outcome
     }
 
+    func control<Outcome: Sendable>(
+        _ write: SubscriberControlWrite, _ outcome: KeyPath<SubscriberControlOutcome, Outcome?> & Sendable
+    ) async throws -> Outcome {
+        guard case .control(let answer) = try await self.write(.control(write)), let value = answer[keyPath: outcome]
+        else { throw StoreError("the writer answered a §10 operation with another kind of outcome") }
+        return value
+    }
+
     private func write(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
         guard !closed.load(ordering: .acquiring) else { throw StoreError.storeClosed }
         return try await Deadline.race(within: answerTimeout, late: late) { [writer] in try await writer.submit(write) }

@@ -2,65 +2,112 @@ import HeraldCore
 import HeraldStore
 import PostgresNIO
 
-/// The SQL of one notification, inside its batch's transaction: what `NotificationPlanner` decided from
-/// the channel and its followers read here, written as the notification row, one feed item per
-/// recipient, one outbox row per binding of each recipient pushed, and the spent nonce. All of it
-/// commits together or not at all.
+/// The SQL of one notification, inside its batch's transaction and under the channel's advisory lock
+/// (every send of a channel, on every node, takes it: its buckets are read and written under it): what
+/// `NotificationPlanner` decided from the facts read here, written as the notification row, one feed item
+/// per recipient, one outbox row per binding of each recipient pushed, the buckets and the spent nonce.
+/// All of it commits together or not at all.
 extension PostgresWriteSQL {
     mutating func submit(_ submission: NotificationSubmission) async throws -> NotificationOutcome {
         let digest = NonceDigest(signer: submission.channel, nonce: submission.nonce).bytes
         let facts = try await notificationFacts(submission, digest: digest)
         // Replay first, whatever the plan would be.
         if facts.spent { return .replayed }
-        guard case .deliver(let stored, let recipients) = NotificationPlanner.plan(submission, facts: facts.read)
-        else { return .unknownChannel }
+        let delivery: NotificationDelivery
+        switch NotificationPlanner.plan(submission, facts: facts.read) {
+        case .deliver(let planned): delivery = planned
+        case .refuseUnknownChannel: return .unknownChannel
+        case .refuseSetting(let rejection): return .refusedSetting(rejection)
+        case .refuseBroadcastLimit(let retryAfter): return .broadcastLimited(retryAfter: retryAfter)
+        }
         guard try await spend(digest, retainedUntil: submission.nonceRetainedUntil) else { return .replayed }
-        let notification = try await insert(stored, channel: submission.channel)
+        let notification = try await insert(delivery.stored, channel: submission.channel)
+        try await write(delivery.buckets, channel: submission.channel)
         let receipt: NotificationReceipt
-        switch recipients {
-        case .everySubscriber:
-            receipt = try await broadcast(notification, channel: submission.channel, queuedAt: submission.now)
-        case .named(let items):
-            receipt = try await deliver(notification, to: items, queuedAt: submission.now)
+        switch delivery.recipients {
+        case .everySubscriber(let rules):
+            receipt = try await broadcast(
+                notification, channel: submission.channel, rules: rules, badges: delivery.badges,
+                queuedAt: submission.now)
+        case .named(let items, let filtered, let throttled):
+            let written = try await deliver(notification, to: items, badges: delivery.badges, queuedAt: submission.now)
+            receipt = NotificationReceipt(
+                sids: written.sids, spam: items.filter(\.spam).count, pushes: written.pushes, filtered: filtered,
+                throttled: throttled, muted: items.filter(\.muted).count)
         }
         try await remember(submission.publicKey, of: submission.channel, now: submission.now)
         return .accepted(receipt)
     }
 
-    /// Whether the nonce is spent, the channel, and which named recipients follow it (by their position).
+    /// Whether the nonce is spent, the channel with its settings and broadcast bucket, and for each named
+    /// recipient: whether it subscribes, its mute, its choice of the named setting and its bucket.
     private func notificationFacts(
         _ submission: NotificationSubmission, digest: [UInt8]
     ) async throws -> (spent: Bool, read: NotificationFacts) {
         let channelAddress = bytea(submission.channel)
         let row = try await connection.query(
             """
-            SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(bytea(digest))), c.name, c.icon, c.url, c.created_at
+            SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(bytea(digest))), c.name, c.icon, c.url, c.created_at,
+                   c.settings, c.broadcast_full_at
             FROM (SELECT 1) AS one LEFT JOIN channels c ON c.address = \(channelAddress)
             """, logger: logger
         ).rows { columns in
             let spent = try columns.bool(0)
-            let name = try columns.optionalText(1)
-            guard let name else { return (spent, nil as ChannelRecord?) }
-            return (
-                spent,
-                ChannelRecord(
-                    address: submission.channel, name: name, icon: try columns.text(2), url: try columns.text(3),
-                    createdAt: try columns.int(4))
-            )
+            guard let name = try columns.optionalText(1) else { return (spent, nil as (ChannelRecord, String, Int64)?) }
+            let channel = ChannelRecord(
+                address: submission.channel, name: name, icon: try columns.text(2), url: try columns.text(3),
+                createdAt: try columns.int(4))
+            return (spent, (channel, try columns.text(5), try columns.int(6)))
         }.first
-        guard let (spent, channel) = row else { throw StoreError("the notification facts returned no row") }
-        let named = NotificationPlanner.namedRecipients(of: submission)
-        guard !spent, channel != nil, !named.isEmpty else {
-            return (spent, NotificationFacts(channel: channel, followers: []))
+        guard let (spent, found) = row else { throw StoreError("the notification facts returned no row") }
+        guard !spent, let (channel, settingsText, broadcastBucket) = found else {
+            return (spent, NotificationFacts(channel: nil))
         }
-        let positions = try await connection.query(
+        let settings = try PostgresControlReads.stored(settingsText)
+        let named = NotificationPlanner.namedRecipients(of: submission)
+        guard !named.isEmpty else {
+            return (false, NotificationFacts(channel: channel, settings: settings, broadcastBucket: broadcastBucket))
+        }
+        let setting = submission.payload.setting?.id ?? ""
+        let rows = try await connection.query(
             """
-            SELECT r.position FROM unnest(\(named.map { bytea($0) })::bytea[]) WITH ORDINALITY AS r(wallet, position)
-            WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel = \(channelAddress) AND s.subscriber = r.wallet)
+            SELECT r.position, s.muted_until, c.value, wb.full_at
+            FROM unnest(\(named.map { bytea($0) })::bytea[]) WITH ORDINALITY AS r(wallet, position)
+            LEFT JOIN subscriptions s ON s.channel = \(channelAddress) AND s.subscriber = r.wallet
+            LEFT JOIN subscriber_choices c
+              ON c.channel = \(channelAddress) AND c.subscriber = r.wallet AND c.setting = \(setting)
+            LEFT JOIN wallet_buckets wb ON wb.channel = \(channelAddress) AND wb.wallet = r.wallet
             """, logger: logger
-        ).rows { try $0.int(0) }
-        let followers = positions.compactMap { named.indices.contains(Int($0) - 1) ? named[Int($0) - 1] : nil }
-        return (false, NotificationFacts(channel: channel, followers: Set(followers)))
+        ).rows { (try $0.int(0), try $0.optionalInt(1), try $0.optionalInt(2), try $0.optionalInt(3)) }
+        var followers: [EthereumAddress: FollowerFacts] = [:]
+        var buckets: [EthereumAddress: Int64] = [:]
+        for (position, mutedUntil, choice, fullAt) in rows {
+            let index = Int(position) - 1
+            guard named.indices.contains(index) else { continue }
+            if let mutedUntil { followers[named[index]] = FollowerFacts(choice: choice, mutedUntil: mutedUntil) }
+            if let fullAt { buckets[named[index]] = fullAt }
+        }
+        return (
+            false,
+            NotificationFacts(
+                channel: channel, settings: settings, followers: followers, walletBuckets: buckets,
+                broadcastBucket: broadcastBucket)
+        )
+    }
+
+    private func write(_ buckets: BucketUpdates, channel: EthereumAddress) async throws {
+        if let fullAt = buckets.broadcast {
+            try await run("UPDATE channels SET broadcast_full_at = \(fullAt) WHERE address = \(bytea(channel))")
+        }
+        guard !buckets.wallets.isEmpty else { return }
+        try await run(
+            """
+            INSERT INTO wallet_buckets (channel, wallet, full_at)
+            SELECT \(bytea(channel)), u.wallet, u.full_at
+            FROM unnest(\(buckets.wallets.map { bytea($0.wallet) })::bytea[], \(buckets.wallets.map(\.fullAt))::bigint[])
+                 AS u(wallet, full_at)
+            ON CONFLICT (channel, wallet) DO UPDATE SET full_at = excluded.full_at
+            """)
     }
 
     private func insert(_ stored: StoredNotification, channel: EthereumAddress) async throws -> Int64 {
@@ -78,61 +125,116 @@ extension PostgresWriteSQL {
         return id
     }
 
-    /// Every subscriber: one item each and their pushes, in one set-based statement (a hundred thousand
-    /// subscribers never cross into Swift one by one, but their sids do). Items are inserted in
-    /// subscriber order, so that the sids, from one sequence, follow it.
+    /// The `aps.badge` of a push queued in the same statement as its item (docs/protocol.md §10): the
+    /// wallet's unread items that are not spam, counted on `feed_items_unread`, plus the item itself (a
+    /// statement does not see its own inserts); NULL for the other platforms and when badges are off.
+    private static func badge(wallet: String, platform: String) -> String {
+        """
+        CASE WHEN $badges AND \(platform) IN ('ios', 'ios-sandbox')
+             THEN 1 + (SELECT count(*) FROM feed_items u WHERE u.recipient = \(wallet) AND NOT u.read AND NOT u.spam)
+        END
+        """
+    }
+
+    /// Every subscriber passing the plan's filter: one item each and their pushes (none for the muted), in
+    /// one set-based statement (a hundred thousand subscribers never cross into Swift one by one, but
+    /// their sids do). Items are inserted in subscriber order, so that the sids, from one sequence, follow it.
     private func broadcast(
-        _ notification: Int64, channel: EthereumAddress, queuedAt: Int64
-    ) async throws
-        -> NotificationReceipt
-    {
-        let rows = try await connection.query(
-            """
+        _ notification: Int64, channel: EthereumAddress, rules: BroadcastRules, badges: Bool, queuedAt: Int64
+    ) async throws -> NotificationReceipt {
+        let address = bytea(channel)
+        let anyMuted =
+            try await connection.query(
+                """
+                SELECT EXISTS (SELECT 1 FROM subscriptions
+                               WHERE channel = \(address) AND muted_until > 0 AND muted_until > \(rules.mutedAt))
+                """, logger: logger
+            ).rows { try $0.bool(0) }.first ?? false
+        let filter = rules.filter
+        // The statement's text varies only with what is present, so that each variant stays prepared.
+        let choiceJoin =
+            filter == nil
+            ? ""
+            : "LEFT JOIN subscriber_choices c ON c.channel = s.channel AND c.subscriber = s.subscriber AND c.setting = $setting"
+        let choiceTest = filter == nil ? "" : "AND COALESCE(c.value, $default) BETWEEN $low AND $high"
+        let muteTest =
+            anyMuted
+            ? "WHERE NOT EXISTS (SELECT 1 FROM subscriptions m WHERE m.channel = $channel AND m.subscriber = i.recipient AND m.muted_until > $now)"
+            : ""
+        let mutedCount =
+            anyMuted
+            ? "(SELECT count(*) FROM items i WHERE EXISTS (SELECT 1 FROM subscriptions m WHERE m.channel = $channel AND m.subscriber = i.recipient AND m.muted_until > $now))"
+            : "0"
+        let text = """
             WITH items AS (
               INSERT INTO feed_items (recipient, notification)
-              SELECT subscriber, \(notification) FROM subscriptions WHERE channel = \(bytea(channel))
-              ORDER BY subscriber
+              SELECT s.subscriber, $notification FROM subscriptions s \(choiceJoin)
+              WHERE s.channel = $channel \(choiceTest)
+              ORDER BY s.subscriber
               RETURNING sid, recipient),
             pushes AS (
-              INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
-              SELECT i.sid, b.wallet, b.platform, b.device_token, \(queuedAt), \(queuedAt)
-              FROM items i JOIN bindings b ON b.wallet = i.recipient ORDER BY i.sid
+              INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
+              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(wallet: "i.recipient", platform: "b.platform"))
+              FROM items i JOIN bindings b ON b.wallet = i.recipient \(muteTest)
+              ORDER BY i.sid
               RETURNING 1)
-            SELECT sid, (SELECT count(*) FROM pushes) FROM items ORDER BY recipient
-            """, logger: logger
-        ).rows { (sid: try $0.int(0), pushes: try $0.int(1)) }
-        return NotificationReceipt(sids: rows.map(\.sid), spam: 0, pushes: Int(rows.first?.pushes ?? 0))
+            SELECT sid, (SELECT count(*) FROM pushes), \(mutedCount),
+                   (SELECT count(*) FROM subscriptions WHERE channel = $channel)
+            FROM items ORDER BY recipient
+            """
+        let values: [String: any PostgresThrowingDynamicTypeEncodable] = [
+            "notification": notification, "channel": address, "queued": queuedAt, "badges": badges,
+            "now": rules.mutedAt, "setting": filter?.setting ?? "", "default": filter?.defaultValue ?? 0,
+            "low": filter?.passing.lowerBound ?? 0, "high": filter?.passing.upperBound ?? 0,
+        ]
+        let rows = try await connection.query(try NamedParameters.query(text, values), logger: logger).rows {
+            (sid: try $0.int(0), pushes: try $0.int(1), muted: try $0.int(2), subscribers: try $0.int(3))
+        }
+        guard let first = rows.first else {
+            // No item: count the subscribers the filter left out.
+            let subscribers = try await connection.query(
+                "SELECT count(*) FROM subscriptions WHERE channel = \(address)", logger: logger
+            ).integer()
+            return NotificationReceipt(sids: [], spam: 0, pushes: 0, filtered: filter == nil ? 0 : Int(subscribers))
+        }
+        return NotificationReceipt(
+            sids: rows.map(\.sid), spam: 0, pushes: Int(first.pushes),
+            filtered: filter == nil ? 0 : Int(first.subscribers) - rows.count, muted: Int(first.muted))
     }
 
     /// Named recipients (at most a thousand), as planned, in one statement: the items in the order named
     /// (so that their sids follow it), and a push per binding of each recipient pushed.
     private func deliver(
-        _ notification: Int64, to items: [PlannedItem], queuedAt: Int64
-    ) async throws -> NotificationReceipt {
-        let rows = try await connection.query(
-            """
+        _ notification: Int64, to items: [PlannedItem], badges: Bool, queuedAt: Int64
+    ) async throws -> (sids: [Int64], pushes: Int) {
+        guard !items.isEmpty else { return ([], 0) }
+        let text = """
             WITH planned AS (
               SELECT wallet, secret, spam, pushed, position
-              FROM unnest(\(items.map { bytea($0.wallet) })::bytea[], \(items.map(\.secret))::text[],
-                          \(items.map(\.spam))::bool[], \(items.map(\.pushed))::bool[])
+              FROM unnest($wallets::bytea[], $secrets::text[], $spam::bool[], $pushed::bool[])
                    WITH ORDINALITY AS r(wallet, secret, spam, pushed, position)),
             items AS (
               INSERT INTO feed_items (recipient, notification, secret, spam)
-              SELECT p.wallet, \(notification), p.secret, p.spam FROM planned p ORDER BY p.position
+              SELECT p.wallet, $notification, p.secret, p.spam FROM planned p ORDER BY p.position
               RETURNING sid, recipient, spam),
             pushes AS (
-              INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
-              SELECT i.sid, b.wallet, b.platform, b.device_token, \(queuedAt), \(queuedAt)
+              INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
+              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(wallet: "i.recipient", platform: "b.platform"))
               FROM items i JOIN planned p ON p.wallet = i.recipient JOIN bindings b ON b.wallet = i.recipient
               WHERE p.pushed ORDER BY i.sid
               RETURNING 1)
-            SELECT sid, spam, (SELECT count(*) FROM pushes) FROM items ORDER BY sid
-            """, logger: logger
-        ).rows { (sid: try $0.int(0), spam: try $0.bool(1), pushes: try $0.int(2)) }
+            SELECT sid, (SELECT count(*) FROM pushes) FROM items ORDER BY sid
+            """
+        let values: [String: any PostgresThrowingDynamicTypeEncodable] = [
+            "wallets": items.map { bytea($0.wallet) }, "secrets": items.map(\.secret), "spam": items.map(\.spam),
+            "pushed": items.map(\.pushed), "notification": notification, "queued": queuedAt, "badges": badges,
+        ]
+        let rows = try await connection.query(try NamedParameters.query(text, values), logger: logger).rows {
+            (sid: try $0.int(0), pushes: try $0.int(1))
+        }
         guard rows.count == items.count else {
             throw StoreError("stored \(rows.count) feed items for \(items.count) recipients")
         }
-        return NotificationReceipt(
-            sids: rows.map(\.sid), spam: rows.filter(\.spam).count, pushes: Int(rows.first?.pushes ?? 0))
+        return (rows.map(\.sid), Int(rows.first?.pushes ?? 0))
     }
 }

@@ -8,6 +8,8 @@ enum PostgresWrite: Sendable {
     case device(DeviceChange)
     case subscription(SubscriptionChange)
     case notification(NotificationSubmission)
+    /// docs/protocol.md §10's operations.
+    case control(SubscriberControlWrite)
     /// A wallet's key from a FeedAccess (which changes nothing else): in a batch's transaction, so that
     /// a burst of reads by wallets never seen shares one WAL flush instead of a commit each.
     case publicKey(PublicKey, of: EthereumAddress, now: Int64)
@@ -18,6 +20,7 @@ enum PostgresWrite: Sendable {
         case .device(let change): return change.wallet
         case .subscription(let change): return change.subscriber
         case .notification(let submission): return submission.channel
+        case .control(let write): return write.signer
         case .publicKey(_, let wallet, _): return wallet
         }
     }
@@ -34,6 +37,7 @@ enum PostgresWriteOutcome: Sendable {
     case device(DeviceChangeOutcome)
     case subscription(SubscriptionChangeOutcome)
     case notification(NotificationOutcome)
+    case control(SubscriberControlOutcome)
     case publicKeyRemembered
 }
 
@@ -62,6 +66,7 @@ struct PostgresWriteSQL {
         case .device(let change): return .device(try await apply(change))
         case .subscription(let change): return .subscription(try await apply(change))
         case .notification(let submission): return .notification(try await submit(submission))
+        case .control(let write): return .control(try await apply(write))
         case .publicKey(let key, let wallet, let now):
             try await remember(key, of: wallet, now: now)
             return .publicKeyRemembered

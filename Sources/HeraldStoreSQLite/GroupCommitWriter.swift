@@ -185,6 +185,10 @@ final class GroupCommitWriter: @unchecked Sendable {
                         return .notification(
                             try NotificationSQL.apply(
                                 submission, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent))
+                    case .control(let write):
+                        return .control(
+                            try SubscriberControlSQL.apply(
+                                write, in: db, ledger: ledger, knownKeys: knownKeys, batch: &batchSpent))
                     case .publicKey(let key, let wallet, let now):
                         try DeviceChangeSQL.remember(
                             key, of: wallet, now: now, in: db, knownKeys: knownKeys, batch: &batchSpent)

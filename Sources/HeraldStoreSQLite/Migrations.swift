@@ -15,7 +15,39 @@ enum Migrations {
         ("0008_webpush", webPushSQL),
         ("0009_checks_without_lists", checksWithoutListsSQL),
         ("0010_retention", retentionSQL),
+        ("0011_subscriber_control", subscriberControlSQL),
     ]
+
+    static let subscriberControlSQL = """
+        -- Subscriber control (docs/protocol.md §10). A channel's settings list, as the JSON text every answer
+        -- shows, and its broadcast bucket (ms at which it is full again: 0, full); a subscription's mute (Unix
+        -- seconds, 0: none); the subscribers' choices, which go with their subscription; the per-(channel,
+        -- recipient) buckets; a feed item's read flag; a push's badge and whether it is a read-sync push.
+        ALTER TABLE channels ADD COLUMN settings TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE channels ADD COLUMN broadcast_full_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE subscriptions ADD COLUMN muted_until INTEGER NOT NULL DEFAULT 0;
+        -- A broadcast looks for muted subscribers only when this says the channel has one.
+        CREATE INDEX subscriptions_muted ON subscriptions (channel, muted_until) WHERE muted_until > 0;
+        CREATE TABLE subscriber_choices (
+          channel    BLOB    NOT NULL,
+          subscriber BLOB    NOT NULL,
+          setting    TEXT    NOT NULL,
+          value      INTEGER NOT NULL, -- a toggle's 1 or 0, a threshold's integer
+          PRIMARY KEY (channel, subscriber, setting),
+          FOREIGN KEY (channel, subscriber) REFERENCES subscriptions (channel, subscriber) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE TABLE wallet_buckets (
+          channel BLOB    NOT NULL REFERENCES channels (address) ON DELETE CASCADE,
+          wallet  BLOB    NOT NULL CHECK (length(wallet) = 20),
+          full_at INTEGER NOT NULL, -- milliseconds
+          PRIMARY KEY (channel, wallet)
+        ) WITHOUT ROWID;
+        ALTER TABLE feed_items ADD COLUMN read INTEGER NOT NULL DEFAULT 0;
+        -- The unread count (feeds, badges, the subscriptions listing) counts this index's entries of one wallet.
+        CREATE INDEX feed_items_unread ON feed_items (recipient) WHERE read = 0 AND spam = 0;
+        ALTER TABLE push_outbox ADD COLUMN badge INTEGER;
+        ALTER TABLE push_outbox ADD COLUMN read_sync INTEGER NOT NULL DEFAULT 0;
+        """
 
     static let retentionSQL = """
         -- Retention (CLI.md retention.*) deletes old feed items a notification at a time, then the

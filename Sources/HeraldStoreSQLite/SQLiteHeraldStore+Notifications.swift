@@ -16,11 +16,12 @@ extension SQLiteHeraldStore {
             count.bind(1, wallet.bytes)
             count.bind(2, spam ? 1 : 0)
             let total = Int(try count.integer() ?? 0)
-            guard total > offset else { return FeedPage(entries: [], total: total) }
+            let unread = try SubscriberControlReads.unread(of: wallet, in: db)
+            guard total > offset else { return FeedPage(entries: [], total: total, unread: unread) }
             let page = try RawStatement(
                 db,
                 """
-                SELECT f.sid, f.secret, \(DeliveredColumns.list), n.channel
+                SELECT f.sid, f.secret, \(DeliveredColumns.list), n.channel, f.read
                 FROM feed_items f JOIN notifications n ON n.id = f.notification
                 WHERE f.recipient = ? AND f.spam = ? ORDER BY f.sid DESC LIMIT ? OFFSET ?
                 """)
@@ -31,9 +32,10 @@ extension SQLiteHeraldStore {
             let entries = try page.rows { row in
                 FeedEntry(
                     sender: try EthereumAddress(bytes: row.blob(DeliveredColumns.count + 2)),
-                    notification: try DeliveredColumns.read(row, sid: row.integer(0), secret: row.text(1), from: 2))
+                    notification: try DeliveredColumns.read(row, sid: row.integer(0), secret: row.text(1), from: 2),
+                    read: row.integer(DeliveredColumns.count + 3) != 0)
             }
-            return FeedPage(entries: entries, total: total)
+            return FeedPage(entries: entries, total: total, unread: unread)
         }
     }
 
@@ -107,7 +109,7 @@ extension SQLiteHeraldStore {
         SELECT o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts,
                f.secret, \(DeliveredColumns.list),
                o.bisq_message IS NOT NULL OR b.wallet IS NOT NULL,
-               o.bisq_message, o.bisq_flags, b.p256dh, b.auth
+               o.bisq_message, o.bisq_flags, b.p256dh, b.auth, o.badge, o.read_sync
         FROM push_outbox o
         LEFT JOIN feed_items f ON f.sid = o.sid
         LEFT JOIN notifications n ON n.id = f.notification
@@ -138,7 +140,9 @@ extension SQLiteHeraldStore {
                 ? WebPushSubscription(
                     storedEndpoint: row.text(4), p256dh: row.text(12 + DeliveredColumns.count),
                     auth: row.text(13 + DeliveredColumns.count))
-                : nil)
+                : nil,
+            badge: row.isNull(14 + DeliveredColumns.count) ? nil : Int(row.integer(14 + DeliveredColumns.count)),
+            readSync: row.integer(15 + DeliveredColumns.count) != 0)
     }
 
     public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {

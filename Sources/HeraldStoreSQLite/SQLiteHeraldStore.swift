@@ -287,17 +287,31 @@ public final class SQLiteHeraldStore: HeraldStore {
 
     public func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] {
         try await read { db in
-            try Row.fetchAll(
+            // The wallet's unread items per channel: entries of `feed_items_unread`, grouped by sender.
+            let unread = try RawStatement(
                 db,
-                sql: """
-                    SELECT s.channel, c.name, s.since FROM subscriptions s JOIN channels c ON c.address = s.channel
-                    WHERE s.subscriber = ? ORDER BY s.since, s.channel
-                    """,
-                arguments: [Data(subscriber.bytes)]
-            ).map { row in
-                let channel: Data = row["channel"]
+                """
+                SELECT n.channel, COUNT(*) FROM feed_items f JOIN notifications n ON n.id = f.notification
+                WHERE f.recipient = ? AND f.read = 0 AND f.spam = 0 GROUP BY n.channel
+                """, .address(subscriber)
+            ).rows { (try EthereumAddress(bytes: $0.blob(0)), Int($0.integer(1))) }
+            let unreadByChannel = Dictionary(unread, uniquingKeysWith: +)
+            let rows = try RawStatement(
+                db,
+                """
+                SELECT s.channel, c.name, s.since, c.settings, s.muted_until
+                FROM subscriptions s JOIN channels c ON c.address = s.channel
+                WHERE s.subscriber = ? ORDER BY s.since, s.channel
+                """, .address(subscriber)
+            ).rows { (try EthereumAddress(bytes: $0.blob(0)), $0.text(1), $0.integer(2), $0.text(3), $0.integer(4)) }
+            return try rows.map { channel, name, since, settings, mutedUntil in
+                let list = try SubscriberControlReads.stored(settings)
+                let choices =
+                    list.settings.isEmpty
+                    ? [:] : try SubscriberControlReads.choices(channel: channel, subscriber: subscriber, in: db)
                 return SubscriptionRecord(
-                    channel: try EthereumAddress(bytes: Array(channel)), name: row["name"], since: row["since"])
+                    channel: channel, name: name, since: since, unread: unreadByChannel[channel] ?? 0,
+                    settings: EffectiveSetting.resolve(list, choices: choices), mutedUntil: mutedUntil)
             }
         }
     }

@@ -20,7 +20,18 @@ import Testing
 
     @Test func noRecipientsIsAnEmptyList() throws {
         let body = NotificationController.acceptedBody(NotificationReceipt(sids: [], spam: 0, pushes: 0))
-        #expect(String(decoding: body, as: UTF8.self) == #"{"sid":[],"recipients":0,"pushes":0}"#)
+        #expect(
+            String(decoding: body, as: UTF8.self)
+                == #"{"sid":[],"recipients":0,"pushes":0,"filtered":0,"throttled":[]}"#)
+    }
+
+    /// docs/protocol.md §10: `filtered` counts, `throttled` lists addresses EIP-55 in payload order.
+    @Test func filteredAndThrottledAreAlwaysThere() throws {
+        let wallet = try EthereumAddress(parsing: "0x3f243fdace01cfd9719f7359c94ba11361f32471")
+        let body = try Self.parsed(
+            NotificationReceipt(sids: [4], spam: 0, pushes: 1, filtered: 2, throttled: [wallet, wallet]))
+        #expect(body["filtered"] == .number("2"))
+        #expect(body["throttled"] == .array([.string(wallet.checksummed), .string(wallet.checksummed)]))
     }
 
     @Test(arguments: [Int64(0), 7, 10, 99, 100, -5, Int64.max, Int64.min])

@@ -218,7 +218,7 @@ import Testing
     @Test func everyCodeMapsToItsProtocolStatus() {
         let expected: [APIErrorCode: Int] = [
             .badRequest: 400, .invalidWallet: 400, .invalidPlatform: 400, .invalidDeviceToken: 400,
-            .invalidSubscription: 400,
+            .invalidSubscription: 400, .invalidSettings: 400,
             .wrongAudience: 400,
             .validityTooLong: 400, .badSignature: 400, .invalidPayload: 400, .fieldTooLong: 400, .expired: 401,
             .notYetValid: 401, .signatureMismatch: 401, .unauthorized: 401, .forbidden: 403, .notFound: 404,
@@ -301,6 +301,11 @@ struct FailingStore: HeraldStore {
         throw failure
     }
     func pruneWalletKeys(storedBefore cutoff: Int64) async throws -> Int { throw failure }
+    func apply(_ change: ChannelSettingsChange) async throws -> ChannelSettingsOutcome { throw failure }
+    func apply(_ change: SubscriberSettingsChange) async throws -> SubscriberSettingsOutcome { throw failure }
+    func apply(_ change: MuteChange) async throws -> MuteOutcome { throw failure }
+    func apply(_ change: ReadMarkChange) async throws -> ReadMarkOutcome { throw failure }
+    func channelSettings(of channel: EthereumAddress) async throws -> ChannelSettingsList? { throw failure }
     func close() async throws {}
     func prepareToServe() async throws -> Int { throw failure }
     func run() async throws {}

@@ -10,6 +10,8 @@ public enum APIErrorCode: String, Sendable, Hashable, CaseIterable, Codable {
     case badSignature = "bad_signature"
     case invalidPayload = "invalid_payload"
     case fieldTooLong = "field_too_long"
+    /// A ChannelSettings list or a subscriber's choices that break docs/protocol.md §10 (400).
+    case invalidSettings = "invalid_settings"
     case expired
     case notYetValid = "not_yet_valid"
     case signatureMismatch = "signature_mismatch"

@@ -37,6 +37,8 @@ public struct NotificationPayload: Sendable, Hashable {
     public let image: String
     /// Empty for a broadcast.
     public let recipients: [Recipient]
+    /// The channel setting whose choices decide who gets it (docs/protocol.md §10); nil for everyone.
+    public let setting: NotificationSetting?
 
     public static let maximumRecipients = 1000
     public static let maximumBytes = 448 * 1024
@@ -99,9 +101,12 @@ public struct NotificationPayload: Sendable, Hashable {
         try check(callToAction, "data.acta", Limit.callToAction)
         try check(image, "data.aimg", Limit.image)
         let recipients = try parseRecipients(json["recipients"], kind: kind)
+        let setting = try json["setting"].map { (value) throws(OperationRejection) in
+            try NotificationSetting.parse(value)
+        }
         return NotificationPayload(
             kind: kind, title: title, body: body, subject: subject, message: message, callToAction: callToAction,
-            image: image, recipients: recipients)
+            image: image, recipients: recipients, setting: setting)
     }
 
     private static func parseRecipients(_ value: JSONValue?, kind: Kind) throws(OperationRejection) -> [Recipient] {

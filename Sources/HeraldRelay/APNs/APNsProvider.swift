@@ -37,6 +37,7 @@ public struct APNsProvider: PushProvider {
         // `badge` and `thread-id` belong to a notification's `aps`; a Bisq body is Bisq's own (§8).
         case .notification(let content): body = content.apnsBody(badge: message.badge, threadID: message.threadID)
         case .bisq(let content): body = BisqPushBody.apns(content)
+        case .readSync(let content): body = content.apnsBody
         }
         do {
             let token = try await tokens.token()

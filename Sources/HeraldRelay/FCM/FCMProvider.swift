@@ -31,6 +31,7 @@ public struct FCMProvider: PushProvider {
         switch message.content {
         case .notification(let content): body = content.fcmBody(token: message.deviceToken, android: android)
         case .bisq(let content): body = BisqPushBody.fcm(content, token: message.deviceToken, android: android)
+        case .readSync(let content): body = content.fcmBody(token: message.deviceToken, android: android)
         }
         let token: String
         do { token = try await tokens.token() } catch {

@@ -47,16 +47,20 @@ public final class UpstreamPushProvider: PushProvider {
     }
 
     public func deliver(_ message: PushMessage) async -> PushDelivery {
-        // docs/protocol.md §7 forwards §4.2 payloads; a Bisq push's body is Bisq's own, which it cannot carry.
-        guard case .notification(let content) = message.content else {
+        // docs/protocol.md §7 forwards §4.2 payloads and §10's read-sync pushes; a Bisq push's body is Bisq's
+        // own, which it cannot carry.
+        let item: JSONValue
+        let id = APNsProvider.uuid(message.id)
+        switch message.content {
+        case .notification(let content): item = Self.item(message, content: content, id: id)
+        case .readSync(let content): item = Self.readSyncItem(message, content: content, id: id)
+        case .bisq:
             return .failed(reason: "a Bisq push cannot go through an upstream relay: configure APNs and FCM here")
         }
         // Nor has it a push type: the upstream sends every push as an alert (§4.3).
         guard message.pushType == .alert else {
             return .failed(reason: "an APNs \(message.pushType.rawValue) push cannot go through an upstream relay")
         }
-        let id = APNsProvider.uuid(message.id)
-        let item = Self.item(message, content: content, id: id)
         return await withCheckedContinuation { continuation in
             let (full, startGathering) = state.withLock { state -> ([Waiting]?, Bool) in
                 state.waiting.append(Waiting(id: id, item: item, continuation: continuation))
@@ -102,6 +106,16 @@ public final class UpstreamPushProvider: PushProvider {
         if let timeToLive = message.timeToLive { members.append(("ttl", .number(String(timeToLive)))) }
         if let badge = message.badge { members.append(("badge", .number(String(badge)))) }
         return .object(members)
+    }
+
+    /// A read-sync push (§7 `"kind":"read"`): its payload is `{"unread","epoch"}`; the upstream sends it with
+    /// §10's own headers and bodies.
+    static func readSyncItem(_ message: PushMessage, content: ReadSyncContent, id: String) -> JSONValue {
+        .object([
+            ("id", .string(id)), ("platform", .string(message.platform.rawValue)),
+            ("deviceToken", .string(message.deviceToken)), ("kind", .string("read")),
+            ("payload", content.relayedPayload), ("expiresAt", .number(String(message.expiration))),
+        ])
     }
 
     /// One request for the batch (a second after a 401, with a fresh token); every waiter answered.

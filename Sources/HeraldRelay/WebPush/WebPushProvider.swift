@@ -26,8 +26,12 @@ public struct WebPushProvider: PushProvider {
     }
 
     public func deliver(_ message: PushMessage) async -> PushDelivery {
-        guard case .notification(let content) = message.content else {
-            return .failed(reason: "a Bisq push cannot go to Web Push")
+        let content: PushContent
+        switch message.content {
+        case .notification(let notification): content = notification
+        case .bisq: return .failed(reason: "a Bisq push cannot go to Web Push")
+        // §10 queues no read-sync push for a browser: it would show nothing.
+        case .readSync: return .failed(reason: "a read-sync push cannot go to Web Push")
         }
         // The claim found no keys: the binding was removed before it, so nothing to encrypt for.
         guard let subscription = message.webPushSubscription else {

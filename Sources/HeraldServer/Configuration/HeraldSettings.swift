@@ -1,5 +1,6 @@
 public import HeraldCore
 public import HeraldRelay
+public import HeraldStore
 public import Logging
 
 /// Everything `herald serve` can be told (CLI.md, "Server options"), with its defaults, in scopes: each
@@ -17,6 +18,7 @@ public struct HeraldSettings: Sendable, Equatable {
     public var bindings = BindingSettings()
     public var retention = RetentionSettings()
     public var push = PushSettings()
+    public var limits = SenderLimitSettings()
     public var apns = APNsSettings()
     public var fcm = FCMSettings()
     public var upstream = UpstreamSettings()
@@ -111,8 +113,33 @@ public struct HeraldSettings: Sendable, Equatable {
         public var content: PushContent.Mode = .full
         /// Queue a confirmation push when a register creates a binding.
         public var setupConfirmation = true
+        /// APNs notification pushes carry `aps.badge`, the wallet's unread count (docs/protocol.md §10).
+        public var badge = true
+        /// A read mark queues badge-only APNs pushes and FCM `read` messages to the wallet's devices.
+        public var readSync = true
 
         public init() {}
+    }
+
+    /// What one channel may put into wallets' feeds (docs/protocol.md §10); 0 turns a limit off.
+    public struct SenderLimitSettings: Sendable, Equatable {
+        /// Items a channel may store per recipient an hour (types 2–4).
+        public var channelWalletPerHour = 60
+        /// How many of them at once.
+        public var channelWalletBurst = 30
+        /// Broadcasts a channel may send an hour, burst the same.
+        public var channelBroadcastsPerHour = 12
+
+        public init() {}
+    }
+
+    /// The rules every send and read mark of this node applies (docs/protocol.md §10).
+    public var deliveryPolicy: DeliveryPolicy {
+        DeliveryPolicy(
+            channelWalletPerHour: Int64(limits.channelWalletPerHour),
+            channelWalletBurst: Int64(limits.channelWalletBurst),
+            channelBroadcastsPerHour: Int64(limits.channelBroadcastsPerHour), badges: push.badge,
+            readSync: push.readSync)
     }
 
     /// docs/protocol.md §8: Bisq's open relay routes (`GET /relay`, `POST /v1/apns|fcm/device/{token}`).

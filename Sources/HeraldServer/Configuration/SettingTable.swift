@@ -5,7 +5,7 @@ import Logging
 /// Every setting of `herald serve`, in CLI.md's order: the one place each is spelled (file key, flag,
 /// environment variable) and checked. docs/configuration.md documents them.
 enum SettingTable {
-    static let all: [Setting] = general + limits + push + apns + fcm + upstream + webpush + bisq + log
+    static let all: [Setting] = general + limits + push + senderLimits + apns + fcm + upstream + webpush + bisq + log
 
     private static let general: [Setting] = [
         Setting("host", flag: "host", environment: "HERALD_HOST") { config, lookup throws(ConfigurationError) in
@@ -135,6 +135,36 @@ enum SettingTable {
         Setting("push.setupConfirmation", flag: "setup-confirmation", environment: "HERALD_SETUP_CONFIRMATION") {
             config, lookup throws(ConfigurationError) in
             if let enabled = try lookup.boolean() { config.push.setupConfirmation = enabled }
+        },
+        Setting("push.badge", flag: "push-badge", environment: "HERALD_PUSH_BADGE") {
+            config, lookup throws(ConfigurationError) in
+            if let enabled = try lookup.boolean() { config.push.badge = enabled }
+        },
+        Setting("push.readSync", flag: "push-read-sync", environment: "HERALD_PUSH_READ_SYNC") {
+            config, lookup throws(ConfigurationError) in
+            if let enabled = try lookup.boolean() { config.push.readSync = enabled }
+        },
+    ]
+
+    /// docs/protocol.md §10: what one channel may put into wallets' feeds.
+    private static let senderLimits: [Setting] = [
+        Setting(
+            "limits.channelWalletPerHour", flag: "limits-channel-wallet-per-hour",
+            environment: "HERALD_LIMITS_CHANNEL_WALLET_PER_HOUR"
+        ) { config, lookup throws(ConfigurationError) in
+            if let rate = try lookup.integer(in: 0...3_600_000) { config.limits.channelWalletPerHour = rate }
+        },
+        Setting(
+            "limits.channelWalletBurst", flag: "limits-channel-wallet-burst",
+            environment: "HERALD_LIMITS_CHANNEL_WALLET_BURST"
+        ) { config, lookup throws(ConfigurationError) in
+            if let burst = try lookup.integer(in: 0...1_000_000) { config.limits.channelWalletBurst = burst }
+        },
+        Setting(
+            "limits.channelBroadcastsPerHour", flag: "limits-channel-broadcasts-per-hour",
+            environment: "HERALD_LIMITS_CHANNEL_BROADCASTS_PER_HOUR"
+        ) { config, lookup throws(ConfigurationError) in
+            if let rate = try lookup.integer(in: 0...3_600_000) { config.limits.channelBroadcastsPerHour = rate }
         },
     ]
 

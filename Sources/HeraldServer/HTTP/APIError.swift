@@ -43,7 +43,7 @@ extension APIErrorCode {
         switch self {
         case .badRequest, .invalidWallet, .invalidPlatform, .invalidDeviceToken, .invalidSubscription, .wrongAudience,
             .validityTooLong,
-            .badSignature, .invalidPayload, .fieldTooLong:
+            .badSignature, .invalidPayload, .fieldTooLong, .invalidSettings:
             return .badRequest
         case .expired, .notYetValid, .signatureMismatch, .unauthorized: return .unauthorized
         case .forbidden: return .forbidden

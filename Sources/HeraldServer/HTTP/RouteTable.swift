@@ -27,6 +27,11 @@ public enum RouteTable {
     public static let notifications = Route(method: .post, path: "/v1/notifications")
     public static let feeds = Route(method: .get, path: "/v1/users/{wallet}/feeds")
     public static let notificationStatus = Route(method: .get, path: "/v1/notifications/{sid}")
+    /// docs/protocol.md §10.
+    public static let channelSettings = Route(method: .post, path: "/v1/channel-settings")
+    public static let subscriberSettings = Route(method: .post, path: "/v1/subscriber-settings")
+    public static let mutes = Route(method: .post, path: "/v1/mutes")
+    public static let read = Route(method: .post, path: "/v1/read")
     public static let relayToken = Route(method: .post, path: "/v1/relay/token")
     public static let relayPushes = Route(method: .post, path: "/v1/relay/pushes")
     public static let relayUsage = Route(method: .get, path: "/v1/relay/usage")
@@ -45,7 +50,8 @@ public enum RouteTable {
     public static let all: [Route] =
         [
             info, devices, webpush, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds,
-            notificationStatus, relayToken, relayPushes, relayUsage, health, metrics,
+            notificationStatus, channelSettings, subscriberSettings, mutes, read, relayToken, relayPushes, relayUsage,
+            health, metrics,
         ] + bisq
 
     /// The routes a server with these settings answers: a route turned off is unknown (404), not 405.

@@ -6,7 +6,8 @@ import HeraldStore
 /// each claimed push into a ``PushMessage``. Its content is the feed item's §4.2 payload (its wake-up
 /// form under `push.content = none`), the setup confirmation, or a Bisq push's own (docs/protocol.md §4.3, §8);
 /// its deadline is the queue time plus `push.maxAgeSeconds` (a Bisq push's, four weeks: §8); a Web Push
-/// push takes its binding's keys (§9). No message options yet: each service gets its defaults.
+/// push takes its binding's keys (§9). A notification's APNs push carries its badge; a read-sync push (§10) is
+/// sent at normal priority, collapsed on APNs under `herald-badge`.
 struct QueuedPushMapping: Sendable {
     let mode: PushContent.Mode
     let maxAgeSeconds: Int64
@@ -14,6 +15,14 @@ struct QueuedPushMapping: Sendable {
     func message(for push: QueuedPush) -> PushMessage {
         let content: PushMessage.Content
         let lifetime: Int64
+        if push.readSync {
+            let apple = push.platform.isApple
+            return PushMessage(
+                platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID,
+                expiration: push.queuedAt + maxAgeSeconds,
+                content: .readSync(ReadSyncContent(unread: push.badge ?? 0, epoch: push.queuedAt * 1000)),
+                priority: .normal, collapseID: apple ? ReadSyncContent.apnsCollapseID : nil)
+        }
         if let bisq = push.bisq {
             content = .bisq(
                 BisqPushContent(message: bisq.message, urgent: bisq.urgent, mutableContent: bisq.mutableContent))
@@ -28,7 +37,9 @@ struct QueuedPushMapping: Sendable {
         }
         return PushMessage(
             platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID,
-            expiration: push.queuedAt + lifetime, content: content, webPushSubscription: push.webPushSubscription)
+            expiration: push.queuedAt + lifetime, content: content,
+            badge: push.notification != nil && push.platform.isApple ? push.badge : nil,
+            webPushSubscription: push.webPushSubscription)
     }
 
     /// A feed item's push: its §4.2 payload, every `data` value a string, with `{type, sid, epoch}` as the

@@ -45,12 +45,27 @@ struct RelayPush: Sendable {
             throw APIError(.badRequest, "\(at).expiresAt must be Unix seconds")
         }
         guard let payload = item["payload"] else { throw APIError(.invalidPayload, "\(at).payload is missing") }
+        let idBytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        if let kind = item["kind"] {
+            // §10's read-sync push: its own bodies and headers; `push.content` does not apply to it.
+            guard kind == .string("read") else { throw APIError(.invalidPayload, "\(at).kind must be \"read\"") }
+            guard let content = ReadSyncContent(relayed: payload) else {
+                throw APIError(
+                    .invalidPayload, "\(at).payload of a read push is {\"unread\": \"N\", \"epoch\": \"ms\"}")
+            }
+            return RelayPush(
+                id: id,
+                message: PushMessage(
+                    platform: platform, deviceToken: DeviceToken.normalized(token, for: platform), id: idBytes,
+                    expiration: expiresAt, content: .readSync(content), priority: .normal,
+                    collapseID: platform.isApple ? ReadSyncContent.apnsCollapseID : nil),
+                expiresAt: expiresAt)
+        }
         let content: PushContent
         do { content = try PushContent.relayed(payload, mode: mode) } catch {
             throw APIError(.invalidPayload, "\(at).\(error.description)")
         }
         let options = try RelayPushOptions(item, at: at)
-        let idBytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
         // Under this server's `push.content = none` nothing of the message reaches Apple or Google, not
         // even what it groups or collapses by (§11.4).
         let quiet = mode == .none

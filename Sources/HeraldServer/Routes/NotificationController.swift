@@ -9,6 +9,7 @@ struct NotificationController: Sendable {
     let store: any NotificationStore
     let feedAccess: FeedAccessCheck
     let pushWakeup: PushWakeup
+    let policy: DeliveryPolicy
     /// Up to 1000 recipients' secrets: larger than other routes' limit.
     let bodyLimit: Int
 
@@ -17,6 +18,7 @@ struct NotificationController: Sendable {
         store = state.store
         self.feedAccess = feedAccess
         pushWakeup = state.pushWakeup
+        policy = state.configuration.deliveryPolicy
         bodyLimit = state.configuration.http.notificationBodyLimit
     }
 
@@ -49,7 +51,7 @@ struct NotificationController: Sendable {
         let submission = NotificationSubmission(
             channel: operation.channel, publicKey: verified.publicKey, payload: payload, nonce: operation.nonceValue,
             nonceRetainedUntil: signed.nonceRetention(expiresAt: operation.expiresAt), now: now,
-            epoch: signed.millisecondClock())
+            epoch: signed.millisecondClock(), policy: policy)
         let outcome = try await StoreCall.run(context) { try await store.submit(submission) }
         switch outcome {
         case .unknownChannel:
@@ -58,20 +60,33 @@ struct NotificationController: Sendable {
         case .replayed:
             signed.metrics.recordRejection(.replayed)
             throw APIError(.replayed, "this nonce was already used by \(operation.channel)")
+        case .refusedSetting(let rejection):
+            signed.metrics.recordRejection(rejection.code)
+            throw APIError(rejection)
+        case .broadcastLimited(let retryAfter):
+            signed.metrics.recordRejection(.rateLimited)
+            signed.metrics.recordBroadcastLimited()
+            throw APIError(
+                .rateLimited, "\(operation.channel) has sent its broadcasts for now (docs/protocol.md §10)",
+                retryAfter: Int(clamping: retryAfter))
         case .accepted(let receipt):
             signed.metrics.recordNotification(type: payload.kind.rawValue, items: receipt.sids.count)
+            signed.metrics.recordRecipients(
+                filtered: receipt.filtered, muted: receipt.muted, throttled: receipt.throttled.count)
             if receipt.pushes > 0 { pushWakeup.signal() }
             context.logger.info(
                 "notification accepted",
                 metadata: [
                     "channel": "\(operation.channel)", "type": "\(payload.kind.rawValue)",
                     "recipients": "\(receipt.sids.count)", "spam": "\(receipt.spam)", "pushes": "\(receipt.pushes)",
+                    "filtered": "\(receipt.filtered)", "muted": "\(receipt.muted)",
+                    "throttled": "\(receipt.throttled.count)",
                 ])
             return JSONResponse.make(bytes: Self.acceptedBody(receipt), status: .accepted)
         }
     }
 
-    /// `{"sid":["…",…],"recipients":N,"pushes":M}` written straight into bytes: a broadcast to a million
+    /// `{"sid":["…",…],"recipients":N,"pushes":M,"filtered":F,"throttled":["0x…",…]}` written straight into bytes: a broadcast to a million
     /// subscribers answers with a million sids, and a JSON value per sid cost more than the broadcast's
     /// own commit.
     static func acceptedBody(_ receipt: NotificationReceipt) -> [UInt8] {
@@ -88,6 +103,10 @@ struct NotificationController: Sendable {
         appendDecimal(Int64(receipt.sids.count), to: &out)
         out.append(contentsOf: #","pushes":"#.utf8)
         appendDecimal(Int64(receipt.pushes), to: &out)
+        out.append(contentsOf: #","filtered":"#.utf8)
+        appendDecimal(Int64(receipt.filtered), to: &out)
+        out.append(contentsOf: #","throttled":"#.utf8)
+        out.append(contentsOf: JSONValue.array(receipt.throttled.map { .string($0.checksummed) }).jsonBytes)
         out.append(UInt8(ascii: "}"))
         return out
     }
@@ -109,9 +128,14 @@ struct NotificationController: Sendable {
             JSONValue.object([
                 ("payload_id", .number(String(entry.notification.sid))), ("sender", .string(entry.sender.checksummed)),
                 ("epoch", .string(String(entry.notification.epoch))), ("payload", entry.notification.json),
+                ("read", .bool(entry.read)),
             ])
         }
-        return JSONResponse.make(.object([("feeds", .array(feeds)), ("itemcount", .number(String(page.total)))]))
+        return JSONResponse.make(
+            .object([
+                ("feeds", .array(feeds)), ("itemcount", .number(String(page.total))),
+                ("unread", .number(String(page.unread))),
+            ]))
     }
 }
 

@@ -7,7 +7,7 @@ import Logging
 /// `GET /v1/channels/{channel}`, `POST /v1/subscriptions`, `GET /v1/users/{wallet}/subscriptions`.
 struct SubscriptionController: Sendable {
     let signed: SignedRequests
-    let store: any ChannelStore
+    let store: any ChannelStore & SubscriberControlStore
     let feedAccess: FeedAccessCheck
     let bodyLimit: Int
 
@@ -34,11 +34,12 @@ struct SubscriptionController: Sendable {
             throw APIError(.notFound, "no channel \(address)")
         }
         let subscribers = try await StoreCall.run(context) { try await store.subscriberCount(of: address) }
+        let settings = try await StoreCall.run(context) { try await store.channelSettings(of: address) } ?? .empty
         return JSONResponse.make(
             .object([
                 ("channel", .string(channel.address.checksummed)), ("name", .string(channel.name)),
                 ("icon", .string(channel.icon)), ("url", .string(channel.url)),
-                ("subscribers", .number(String(subscribers))),
+                ("subscribers", .number(String(subscribers))), ("settings", settings.json),
             ]))
     }
 
@@ -74,10 +75,13 @@ struct SubscriptionController: Sendable {
         let wallet = try PathParameter.wallet(context, "wallet")
         _ = try await feedAccess.authorize(request, wallet: wallet, context: context)
         let records = try await StoreCall.run(context) { try await store.subscriptions(of: wallet) }
+        let now = signed.clock()
         let items = records.map { record in
             JSONValue.object([
                 ("channel", .string(record.channel.checksummed)), ("name", .string(record.name)),
-                ("since", .number(String(record.since))),
+                ("since", .number(String(record.since))), ("unread", .number(String(record.unread))),
+                ("settings", SubscriberControlController.json(record.settings)),
+                ("mutedUntil", .number(String(record.mutedUntil(at: now)))),
             ])
         }
         return JSONResponse.make(.object([("subscriptions", .array(items))]))

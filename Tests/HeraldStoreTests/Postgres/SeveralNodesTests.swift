@@ -40,7 +40,8 @@ struct SeveralNodesTests {
             for round in 0..<6 {
                 let node = round % 2 == 0 ? a : b
                 let send = try Fixtures.submission(
-                    NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: UInt64(100 + round))
+                    NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: UInt64(100 + round),
+                    policy: .unlimited)
                 guard case .accepted(let receipt) = try await node.submit(send) else {
                     throw StoreError("not accepted")
                 }
@@ -53,7 +54,8 @@ struct SeveralNodesTests {
                 for round in 0..<20 {
                     let node = round % 2 == 0 ? a : b
                     let send = try Fixtures.submission(
-                        NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: UInt64(200 + round))
+                        NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: UInt64(200 + round),
+                        policy: .unlimited)
                     group.addTask {
                         guard case .accepted(let receipt) = try await node.submit(send) else { return [] }
                         return receipt.sids

@@ -34,7 +34,7 @@ import Testing
             let outboxBefore = try queue.read { db in try Row.fetchAll(db, sql: "SELECT * FROM push_outbox ORDER BY id")
             }
 
-            try Migrations.migrator.migrate(queue)
+            try Migrations.migrator.migrate(queue, upTo: "0010_retention")
 
             try queue.read { db in
                 #expect(try Row.fetchAll(db, sql: "SELECT * FROM bindings ORDER BY 2") == bindingsBefore)

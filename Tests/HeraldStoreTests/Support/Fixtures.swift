@@ -36,10 +36,41 @@ enum Fixtures {
     }
 
     /// A notification from `other`, the channel of these tests.
-    static func submission(_ payload: String, nonce: UInt64, epoch: Int64 = 5_000) throws -> NotificationSubmission {
+    static func submission(
+        _ payload: String, nonce: UInt64, epoch: Int64 = 5_000, now: Int64 = 1_000,
+        policy: DeliveryPolicy = DeliveryPolicy()
+    ) throws -> NotificationSubmission {
         NotificationSubmission(
             channel: other.address, publicKey: other.publicKey, payload: try NotificationPayload.parse(payload),
-            nonce: UInt256(nonce), nonceRetainedUntil: 4_000_000_000, now: 1_000, epoch: epoch)
+            nonce: UInt256(nonce), nonceRetainedUntil: 4_000_000_000, now: now, epoch: epoch, policy: policy)
+    }
+
+    /// What a §10 change of `key` carries.
+    static func signed(_ key: PrivateKey, nonce: UInt64, now: Int64 = 1_000) -> SignedChange {
+        SignedChange(publicKey: key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: 10_000, now: now)
+    }
+
+    /// The channel `other` publishes `json` (a settings list).
+    static func channelSettings(_ json: String, nonce: UInt64) throws -> ChannelSettingsChange {
+        ChannelSettingsChange(
+            channel: other.address, list: try ChannelSettingsList.parse(json), signed: signed(other, nonce: nonce))
+    }
+
+    static func choices(_ json: String, of key: PrivateKey, nonce: UInt64) throws -> SubscriberSettingsChange {
+        SubscriberSettingsChange(
+            channel: other.address, subscriber: key.address, choices: try SettingChoices.parse(json),
+            signed: signed(key, nonce: nonce))
+    }
+
+    static func mute(_ key: PrivateKey, until: Int64, nonce: UInt64, now: Int64 = 1_000) -> MuteChange {
+        MuteChange(
+            channel: other.address, subscriber: key.address, until: until, signed: signed(key, nonce: nonce, now: now))
+    }
+
+    static func readMark(
+        _ key: PrivateKey, sids: [Int64] = [], upTo: Int64 = 0, nonce: UInt64, policy: DeliveryPolicy = DeliveryPolicy()
+    ) -> ReadMarkChange {
+        ReadMarkChange(wallet: key.address, sids: sids, upTo: upTo, signed: signed(key, nonce: nonce), policy: policy)
     }
 
     /// The channel `other` ("Desk") with `count` subscribers, each with one iOS binding.

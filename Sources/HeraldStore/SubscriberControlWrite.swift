@@ -1,0 +1,70 @@
+package import HeraldCore
+
+/// One of docs/protocol.md §10's operations, as a backend's writer queues it.
+package enum SubscriberControlWrite: Sendable, Hashable {
+    case channelSettings(ChannelSettingsChange)
+    case subscriberSettings(SubscriberSettingsChange)
+    case mute(MuteChange)
+    case readMark(ReadMarkChange)
+
+    /// Whose nonce it spends, and whose lock it takes.
+    package var signer: EthereumAddress {
+        switch self {
+        case .channelSettings(let change): return change.channel
+        case .subscriberSettings(let change): return change.subscriber
+        case .mute(let change): return change.subscriber
+        case .readMark(let change): return change.wallet
+        }
+    }
+
+    package var signed: SignedChange {
+        switch self {
+        case .channelSettings(let change): return change.signed
+        case .subscriberSettings(let change): return change.signed
+        case .mute(let change): return change.signed
+        case .readMark(let change): return change.signed
+        }
+    }
+}
+
+/// What a backend's writer answers for a ``SubscriberControlWrite``.
+package enum SubscriberControlOutcome: Sendable, Hashable {
+    case channelSettings(ChannelSettingsOutcome)
+    case subscriberSettings(SubscriberSettingsOutcome)
+    case mute(MuteOutcome)
+    case readMark(ReadMarkOutcome)
+    /// The nonce was spent already, whatever the operation.
+    case replayed
+
+    package var channelSettings: ChannelSettingsOutcome? {
+        switch self {
+        case .channelSettings(let outcome): return outcome
+        case .replayed: return .replayed
+        default: return nil
+        }
+    }
+
+    package var subscriberSettings: SubscriberSettingsOutcome? {
+        switch self {
+        case .subscriberSettings(let outcome): return outcome
+        case .replayed: return .replayed
+        default: return nil
+        }
+    }
+
+    package var mute: MuteOutcome? {
+        switch self {
+        case .mute(let outcome): return outcome
+        case .replayed: return .replayed
+        default: return nil
+        }
+    }
+
+    package var readMark: ReadMarkOutcome? {
+        switch self {
+        case .readMark(let outcome): return outcome
+        case .replayed: return .replayed
+        default: return nil
+        }
+    }
+}
