@@ -44,6 +44,43 @@ public final class InboxStore: Sendable {
         CREATE UNIQUE INDEX feed_bisq_digest ON feed (wallet, bisq_digest) WHERE bisq_digest IS NOT NULL;
         """
 
+    /// docs/protocol.md §6: the first extra column is `read` (1 once the row was read here or the server says
+    /// so). SQLite adds columns only at the end, so the table is rebuilt with `read` right after `wallet`,
+    /// every row and index kept.
+    public static let readSQL = """
+        CREATE TABLE feed_read (
+          nid    INTEGER PRIMARY KEY NOT NULL,
+          sid    INTEGER,
+          type   INTEGER NOT NULL,
+          app    TEXT    NOT NULL,
+          icon   TEXT    NOT NULL,
+          url    TEXT    NOT NULL,
+          appbot INTEGER NOT NULL DEFAULT 0,
+          secret TEXT,
+          asub   TEXT,
+          amsg   TEXT    NOT NULL,
+          acta   TEXT,
+          aimg   TEXT,
+          hidden INTEGER NOT NULL DEFAULT 0,
+          epoch  INTEGER NOT NULL,
+          wallet TEXT    NOT NULL,
+          read   INTEGER NOT NULL DEFAULT 0,
+          channel TEXT,
+          bisq_digest TEXT,
+          UNIQUE (wallet, sid)
+        );
+        INSERT INTO feed_read (nid, sid, type, app, icon, url, appbot, secret, asub, amsg, acta, aimg, hidden, epoch,
+                               wallet, read, channel, bisq_digest)
+          SELECT nid, sid, type, app, icon, url, appbot, secret, asub, amsg, acta, aimg, hidden, epoch, wallet, 0,
+                 channel, bisq_digest
+          FROM feed;
+        DROP TABLE feed;
+        ALTER TABLE feed_read RENAME TO feed;
+        CREATE INDEX feed_by_wallet_epoch ON feed (wallet, epoch DESC, nid DESC);
+        CREATE INDEX feed_by_wallet_channel ON feed (wallet, channel, epoch DESC, nid DESC);
+        CREATE UNIQUE INDEX feed_bisq_digest ON feed (wallet, bisq_digest) WHERE bisq_digest IS NOT NULL;
+        """
+
     public init(path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
@@ -54,6 +91,7 @@ public final class InboxStore: Sendable {
         migrator.registerMigration("0001_feed") { db in try db.execute(sql: Self.feedSQL) }
         migrator.registerMigration("0002_channel") { db in try db.execute(sql: Self.channelSQL) }
         migrator.registerMigration("0003_bisq") { db in try db.execute(sql: Self.bisqSQL) }
+        migrator.registerMigration("0004_read") { db in try db.execute(sql: Self.readSQL) }
         try migrator.migrate(queue)
     }
 
@@ -63,9 +101,21 @@ public final class InboxStore: Sendable {
         public let item: FeedItem
         public let hidden: Bool
         public let wallet: String
+        /// Read here, or on the server (docs/protocol.md §10).
+        public let read: Bool
+
+        public init(nid: Int64, item: FeedItem, hidden: Bool, wallet: String, read: Bool = false) {
+            self.nid = nid
+            self.item = item
+            self.hidden = hidden
+            self.wallet = wallet
+            self.read = read
+        }
 
         /// The same row with the item replaced (a type-2 item decrypted in memory for display).
-        public func with(_ item: FeedItem) -> Row { Row(nid: nid, item: item, hidden: hidden, wallet: wallet) }
+        public func with(_ item: FeedItem) -> Row {
+            Row(nid: nid, item: item, hidden: hidden, wallet: wallet, read: read)
+        }
     }
 
     /// Inserts the items for `wallet` in one transaction; an item already cached (same sid) is kept
@@ -100,6 +150,8 @@ public final class InboxStore: Sendable {
 
     public enum Visibility: Sendable {
         case visible, hidden, all
+        /// Neither read nor hidden (`inbox count --unread`).
+        case unread
 
         /// The `AND …` condition selecting these rows.
         var condition: String {
@@ -107,6 +159,7 @@ public final class InboxStore: Sendable {
             case .visible: return " AND hidden = 0"
             case .hidden: return " AND hidden = 1"
             case .all: return ""
+            case .unread: return " AND hidden = 0 AND read = 0"
             }
         }
     }
@@ -206,6 +259,62 @@ public final class InboxStore: Sendable {
         }
     }
 
+    /// Marks rows read (`nids` nil: all of the wallet's); nothing marks a row unread. Returns the rows
+    /// changed and the sids of the rows named (those a server knows: Bisq rows have none).
+    public func markRead(nids: [Int64]?, walletKey: String) throws -> (changed: Int, sids: [Int64]) {
+        try queue.write { db in
+            guard let nids else {
+                try db.execute(sql: "UPDATE feed SET read = 1 WHERE wallet = ? AND read = 0", arguments: [walletKey])
+                return (db.changesCount, [])
+            }
+            var changed = 0
+            var sids: [Int64] = []
+            for nid in nids {
+                try db.execute(
+                    sql: "UPDATE feed SET read = 1 WHERE nid = ? AND wallet = ? AND read = 0",
+                    arguments: [nid, walletKey])
+                changed += db.changesCount
+                if let sid = try Int64.fetchOne(
+                    db, sql: "SELECT sid FROM feed WHERE nid = ? AND wallet = ?", arguments: [nid, walletKey])
+                {
+                    sids.append(sid)
+                }
+            }
+            return (changed, sids)
+        }
+    }
+
+    /// Marks the rows with these sids read, as the server says they are (`inbox sync`). Returns how many changed.
+    @discardableResult
+    public func markRead(sids: [Int64], wallet: EthereumAddress) throws -> Int {
+        try queue.write { db in
+            var changed = 0
+            for sid in sids {
+                try db.execute(
+                    sql: "UPDATE feed SET read = 1 WHERE wallet = ? AND sid = ? AND read = 0",
+                    arguments: [wallet.checksummed, sid])
+                changed += db.changesCount
+            }
+            return changed
+        }
+    }
+
+    /// The largest sid cached for the wallet (sids are issued in order: a ReadMark's `upTo` for "all").
+    public func largestSid(wallet: EthereumAddress) throws -> Int64? {
+        try queue.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(sid) FROM feed WHERE wallet = ?", arguments: [wallet.checksummed])
+        }
+    }
+
+    /// Rows of the wallet with a sid that are not read here: what a sync compares with the server's count.
+    public func unreadSynced(wallet: EthereumAddress) throws -> Int {
+        try queue.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM feed WHERE wallet = ? AND sid IS NOT NULL AND read = 0",
+                arguments: [wallet.checksummed]) ?? 0
+        }
+    }
+
     public func count(wallet: EthereumAddress, visibility: Visibility = .visible) throws -> Int {
         try count(walletKey: wallet.checksummed, visibility: visibility)
     }
@@ -236,6 +345,6 @@ public final class InboxStore: Sendable {
                 callToAction: row["acta"] ?? "",
                 image: row["aimg"] ?? "", epoch: row["epoch"],
                 sender: (row["channel"] as String?).flatMap { try? EthereumAddress(parsing: $0) }),
-            hidden: (row["hidden"] as Int) == 1, wallet: row["wallet"])
+            hidden: (row["hidden"] as Int) == 1, wallet: row["wallet"], read: (row["read"] as Int) == 1)
     }
 }

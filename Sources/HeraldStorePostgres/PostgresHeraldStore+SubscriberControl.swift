@@ -4,19 +4,19 @@ import PostgresNIO
 
 extension PostgresHeraldStore {
     public func apply(_ change: ChannelSettingsChange) async throws -> ChannelSettingsOutcome {
-        try await control(.channelSettings(change), \.channelSettings)
+        try await control(.channelSettings(change)) { $0.channelSettings }
     }
 
     public func apply(_ change: SubscriberSettingsChange) async throws -> SubscriberSettingsOutcome {
-        try await control(.subscriberSettings(change), \.subscriberSettings)
+        try await control(.subscriberSettings(change)) { $0.subscriberSettings }
     }
 
     public func apply(_ change: MuteChange) async throws -> MuteOutcome {
-        try await control(.mute(change), \.mute)
+        try await control(.mute(change)) { $0.mute }
     }
 
     public func apply(_ change: ReadMarkChange) async throws -> ReadMarkOutcome {
-        try await control(.readMark(change), \.readMark)
+        try await control(.readMark(change)) { $0.readMark }
     }
 
     public func channelSettings(of channel: EthereumAddress) async throws -> ChannelSettingsList? {

@@ -107,9 +107,9 @@ public final class PostgresHeraldStore: HeraldStore {
     }
 
     func control<Outcome: Sendable>(
-        _ write: SubscriberControlWrite, _ outcome: KeyPath<SubscriberControlOutcome, Outcome?> & Sendable
+        _ write: SubscriberControlWrite, _ outcome: @Sendable (SubscriberControlOutcome) -> Outcome?
     ) async throws -> Outcome {
-        guard case .control(let answer) = try await self.write(.control(write)), let value = answer[keyPath: outcome]
+        guard case .control(let answer) = try await self.write(.control(write)), let value = outcome(answer)
         else { throw StoreError("the writer answered a §10 operation with another kind of outcome") }
         return value
     }

@@ -4,19 +4,19 @@ public import HeraldStore
 
 extension SQLiteHeraldStore {
     public func apply(_ change: ChannelSettingsChange) async throws -> ChannelSettingsOutcome {
-        try await control(.channelSettings(change), \.channelSettings)
+        try await control(.channelSettings(change)) { $0.channelSettings }
     }
 
     public func apply(_ change: SubscriberSettingsChange) async throws -> SubscriberSettingsOutcome {
-        try await control(.subscriberSettings(change), \.subscriberSettings)
+        try await control(.subscriberSettings(change)) { $0.subscriberSettings }
     }
 
     public func apply(_ change: MuteChange) async throws -> MuteOutcome {
-        try await control(.mute(change), \.mute)
+        try await control(.mute(change)) { $0.mute }
     }
 
     public func apply(_ change: ReadMarkChange) async throws -> ReadMarkOutcome {
-        try await control(.readMark(change), \.readMark)
+        try await control(.readMark(change)) { $0.readMark }
     }
 
     public func channelSettings(of channel: EthereumAddress) async throws -> ChannelSettingsList? {
@@ -24,9 +24,9 @@ extension SQLiteHeraldStore {
     }
 
     private func control<Outcome: Sendable>(
-        _ write: SubscriberControlWrite, _ outcome: KeyPath<SubscriberControlOutcome, Outcome?> & Sendable
+        _ write: SubscriberControlWrite, _ outcome: @Sendable (SubscriberControlOutcome) -> Outcome?
     ) async throws -> Outcome {
-        guard case .control(let answer) = try await writer.submit(.control(write)), let value = answer[keyPath: outcome]
+        guard case .control(let answer) = try await writer.submit(.control(write)), let value = outcome(answer)
         else { throw StoreError("the writer answered a §10 operation with another kind of outcome") }
         return value
     }

@@ -10,7 +10,8 @@ struct HeraldCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, RegisterCommand.self, UnregisterCommand.self, ChannelCommand.self,
             InstallationCommand.self, SubscribeCommand.self,
-            UnsubscribeCommand.self, SubscriptionsCommand.self, SendCommand.self, InboxCommand.self, WalletCommand.self,
+            UnsubscribeCommand.self, SubscriptionsCommand.self, SettingsCommand.self, MuteCommand.self,
+            UnmuteCommand.self, SendCommand.self, InboxCommand.self, WalletCommand.self,
             BisqCommand.self, WebPushCommand.self,
         ]
     )

@@ -27,6 +27,8 @@ import Testing
             ("icon", "TEXT", true), ("url", "TEXT", true), ("appbot", "INTEGER", true), ("secret", "TEXT", false),
             ("asub", "TEXT", false), ("amsg", "TEXT", true), ("acta", "TEXT", false), ("aimg", "TEXT", false),
             ("hidden", "INTEGER", true), ("epoch", "INTEGER", true), ("wallet", "TEXT", true),
+            // The first extra column §6 names: read here or on the server (§10).
+            ("read", "INTEGER", true),
             // Extra columns follow the §6 ones (allowed): the sender, known for synced items.
             ("channel", "TEXT", false),
             // … and the digest that caches a Bisq message once (docs/protocol.md §8).

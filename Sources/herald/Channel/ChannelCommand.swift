@@ -9,8 +9,10 @@ import HeraldStore
 struct ChannelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channel",
-        abstract: "Add, list and remove channels (sender wallets) on a server's database.",
-        subcommands: [ChannelAdd.self, ChannelList.self, ChannelRemove.self, ChannelInvite.self]
+        abstract: "Add, list and remove channels (sender wallets) on a server's database; publish their settings.",
+        subcommands: [
+            ChannelAdd.self, ChannelList.self, ChannelRemove.self, ChannelInvite.self, ChannelSettingsCommand.self,
+        ]
     )
 }
 

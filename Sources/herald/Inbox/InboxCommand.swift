@@ -10,7 +10,7 @@ struct InboxCommand: AsyncParsableCommand {
         abstract: "The local message cache ($HERALD_HOME/inbox.sqlite, the EPNS feed schema).",
         subcommands: [
             InboxSync.self, InboxIngest.self, InboxList.self, InboxShow.self, InboxHide.self, InboxUnhide.self,
-            InboxCount.self,
+            InboxCount.self, InboxRead.self,
         ]
     )
 
@@ -51,6 +51,7 @@ struct InboxRowJSON {
             ("acta", .string(item.callToAction)), ("aimg", .string(item.image)),
             ("hidden", .number(row.hidden ? "1" : "0")),
             ("epoch", .number(String(item.epoch))), ("wallet", .string(row.wallet)),
+            ("read", .number(row.read ? "1" : "0")),
             ("channel", item.sender.map { .string($0.checksummed) } ?? .null),
         ]
         if let decrypted { members.append(("decrypted", .bool(decrypted))) }
@@ -149,7 +150,8 @@ struct InboxList: AsyncParsableCommand {
                 row.item.type == 2 && !opened
                 ? "🔒 secret message (use --decrypt)"
                 : row.item.subject.isEmpty ? row.item.message : "\(row.item.subject): \(row.item.message)"
-            print("\(row.nid)  \(row.item.app)  \(text)")
+            // An unread row is marked, as mail clients mark one.
+            print("\(row.read ? " " : "•") \(row.nid)  \(row.item.app)  \(text)")
         }
     }
 
@@ -225,13 +227,13 @@ enum InboxVisibility {
 
 struct InboxCount: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "count", abstract: "How many items are cached (not hidden).")
+        commandName: "count", abstract: "How many items are cached.")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Items not hidden (the inbox's unread view).") var unread = false
+    @Flag(name: .long, help: "Only items neither read nor hidden.") var unread = false
 
     func run() async throws {
         let walletKey = try InboxCommand.walletKey(global)
-        let count = try InboxCommand.open(global).count(walletKey: walletKey, visibility: unread ? .visible : .all)
+        let count = try InboxCommand.open(global).count(walletKey: walletKey, visibility: unread ? .unread : .all)
         print(global.json ? "{\"count\":\(count)}" : String(count))
     }
 }

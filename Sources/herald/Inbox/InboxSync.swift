@@ -30,16 +30,20 @@ struct InboxSync: AsyncParsableCommand {
         var pull = FeedPull(session: session, store: store, pageSize: pageSize, progress: progress)
         try await pull.run()
         let added = try store.insert(pull.fresh, wallet: session.key.address)
+        // docs/protocol.md §10: read flags come along; read rows stay read.
+        var marked = try store.markRead(sids: pull.readSids, wallet: session.key.address)
+        marked += try await pull.catchUpReadFlags()
         progress.finish()
         if global.json {
             print(
                 JSONValue.object([
                     ("added", .number(String(added))), ("skipped", .number(String(pull.skipped))),
-                    ("fetched", .number(String(pull.fetched))),
+                    ("fetched", .number(String(pull.fetched))), ("markedRead", .number(String(marked))),
                 ]).jsonText)
         } else {
             let skippedText = pull.skipped > 0 ? ", \(pull.skipped) skipped (see above)" : ""
-            print("synced \(session.key.address): \(added) new item(s)\(skippedText)")
+            let readText = marked > 0 ? ", \(marked) marked read" : ""
+            print("synced \(session.key.address): \(added) new item(s)\(readText)\(skippedText)")
         }
     }
 }
@@ -52,6 +56,10 @@ struct FeedPull {
     private(set) var fresh: [FeedItem] = []
     private(set) var skipped = 0
     private(set) var fetched = 0
+    /// Items the server says are read (docs/protocol.md §10), among those paged through.
+    private(set) var readSids: [Int64] = []
+    /// The server's count of the wallet's unread items, from the first page.
+    private(set) var serverUnread: Int?
     let progress: ProgressLine
     private var authorization: (header: String, until: Date)?
 
@@ -77,12 +85,14 @@ struct FeedPull {
                 if case .number(let text) = value { return Int(text) }
                 return nil
             }
+            if serverUnread == nil, case .number(let text)? = answer["unread"] { serverUnread = Int(text) }
             for entry in items {
                 fetched += 1
                 guard case .number(let sidText)? = entry["payload_id"], let sid = Int64(sidText) else {
                     report("an item without a payload_id", "it cannot be cached")
                     continue
                 }
+                if entry["read"] == .bool(true) { readSids.append(sid) }
                 switch try store.origin(sid: sid, wallet: session.key.address) {
                 // Synced before: so was everything older.
                 case .feed: return
@@ -101,6 +111,33 @@ struct FeedPull {
             if items.count < pageSize { return }
             page += 1
         }
+    }
+
+    /// When the cache still holds more unread rows than the server counts, items read elsewhere are
+    /// further down the feed than the new ones: pages through it, marking what the server says is read,
+    /// until the counts agree or the feed ends. Returns how many rows it marked.
+    mutating func catchUpReadFlags() async throws -> Int {
+        guard let serverUnread else { return 0 }
+        let wallet = session.key.address
+        var marked = 0
+        var page = 1
+        while try store.unreadSynced(wallet: wallet) > serverUnread {
+            let answer = try await session.client.send(
+                method: .GET, path: "/v1/users/\(wallet.checksummed)/feeds?page=\(page)&limit=100&spam=false",
+                body: nil,
+                headers: [("Authorization", try header())])
+            guard case .array(let items)? = answer["feeds"] else {
+                throw CLIError(.unreachable, "the server answered feeds without a list")
+            }
+            let read = items.compactMap { entry -> Int64? in
+                guard entry["read"] == .bool(true), case .number(let text)? = entry["payload_id"] else { return nil }
+                return Int64(text)
+            }
+            marked += try store.markRead(sids: read, wallet: wallet)
+            if items.count < 100 { break }
+            page += 1
+        }
+        return marked
     }
 
     /// The item if it is valid and, for type 2, decrypts with this wallet's key (plaintext discarded).

@@ -30,6 +30,10 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Call-to-action URL (acta).") var cta: String = ""
     @Option(name: .long, help: "Image URL (aimg).") var image: String = ""
     @Flag(name: .long, help: "Encrypt to each recipient (type 2).") var secret = false
+    @Option(
+        name: .long,
+        help: "The channel setting that decides who gets it: ID (a toggle) or ID=N (a threshold, value N).")
+    var setting: String?
     @Option(name: .long, help: "Signature scheme: eip712 or eip191.") var scheme: String = "eip712"
     @Option(name: .long, help: "Accept this server audience when it differs from the one pinned.") var audience: String?
 
@@ -47,7 +51,7 @@ struct SendCommand: AsyncParsableCommand {
             image: image)
         // Keys first: a recipient without one stops the send before the passphrase is asked.
         let keys = secret ? try await Self.publicKeys(of: addresses, server: server) : []
-        let payload = try Self.compose(draft, to: addresses, keys: keys)
+        let payload = try Self.compose(draft, to: addresses, keys: keys, setting: try setting.map(Self.setting))
         let session = try await SigningSession.open(
             global: global, server: server, acceptAudience: audience, wallet: channelWallet)
         let (issuedAt, expiresAt) = session.window
@@ -75,9 +79,10 @@ struct SendCommand: AsyncParsableCommand {
 
     /// The §4.1 payload, checked locally against the limits the server applies (exit 65 if over).
     static func compose(
-        _ draft: NotificationDraft, to addresses: [EthereumAddress], keys: [(EthereumAddress, PublicKey)]
+        _ draft: NotificationDraft, to addresses: [EthereumAddress], keys: [(EthereumAddress, PublicKey)],
+        setting: JSONValue? = nil
     ) throws -> String {
-        let payload: String
+        var payload: String
         if !keys.isEmpty {
             do {
                 payload = try draft.secretPayload(to: keys.map { (address: $0.0, publicKey: $0.1) })
@@ -89,12 +94,25 @@ struct SendCommand: AsyncParsableCommand {
         } else {
             payload = draft.targetedPayload(to: addresses)
         }
+        if let setting {
+            // The payload is a JSON object: its last byte is the closing brace.
+            payload = String(payload.dropLast()) + #","setting":"# + setting.jsonText + "}"
+        }
         do {
             _ = try NotificationPayload.parse(payload)
         } catch {
             throw CLIError(.badInput, "\(error.code.rawValue): \(error.message)")
         }
         return payload
+    }
+
+    /// `--setting ID` or `--setting ID=N` as the payload's `setting` (docs/protocol.md §10).
+    static func setting(_ text: String) throws -> JSONValue {
+        guard let equals = text.firstIndex(of: "=") else { return .object([("id", .string(text))]) }
+        guard let value = Int64(text[text.index(after: equals)...]) else {
+            throw CLIError(.usage, "--setting takes ID or ID=N with N an integer, not \(text)")
+        }
+        return .object([("id", .string(String(text[..<equals]))), ("value", .number(String(value)))])
     }
 
     /// Each recipient's published key, checked against its address. No key: exit 3, nothing sent; a

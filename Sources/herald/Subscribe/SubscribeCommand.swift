@@ -84,21 +84,37 @@ struct SubscriptionsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Herald server URL.") var server: String
     @Option(name: .long, help: "Accept this server audience when it differs from the one pinned.") var audience: String?
 
-    struct Row: Encodable {
+    /// One entry of the listing, with what docs/protocol.md §10 adds: unread items, the effective settings,
+    /// the mute's end (0: none).
+    struct Row {
         let channel: EthereumAddress
         let name: String
         let since: Int64
+        let unread: Int
+        let settings: JSONValue
+        let mutedUntil: Int64
+
+        var json: JSONValue {
+            .object([
+                ("channel", .string(channel.checksummed)), ("name", .string(name)), ("since", .number(String(since))),
+                ("unread", .number(String(unread))), ("settings", settings),
+                ("mutedUntil", .number(String(mutedUntil))),
+            ])
+        }
     }
 
     func run() async throws {
         let session = try await SigningSession.open(global: global, server: server, acceptAudience: audience)
         let rows = try await Self.list(session)
         if global.json {
-            try Terminal.printJSON(rows)
+            print(JSONValue.array(rows.map(\.json)).jsonText)
         } else if rows.isEmpty {
             print("no subscriptions")
         } else {
-            for row in rows { print("\(row.channel)  \(row.name)  since \(row.since)") }
+            for row in rows {
+                let muted = row.mutedUntil > 0 ? "  muted until \(row.mutedUntil)" : ""
+                print("\(row.channel)  \(row.name)  since \(row.since)  \(row.unread) unread\(muted)")
+            }
         }
     }
 
@@ -113,7 +129,14 @@ struct SubscriptionsCommand: AsyncParsableCommand {
             guard let channel = item["channel"]?.stringValue.flatMap({ try? EthereumAddress(parsing: $0) }),
                 case .number(let since)? = item["since"]
             else { return nil }
-            return Row(channel: channel, name: item["name"]?.stringValue ?? "", since: Int64(since) ?? 0)
+            func integer(_ key: String) -> Int64 {
+                if case .number(let text)? = item[key] { return Int64(text) ?? 0 }
+                return 0
+            }
+            return Row(
+                channel: channel, name: item["name"]?.stringValue ?? "", since: Int64(since) ?? 0,
+                unread: Int(integer("unread")), settings: item["settings"] ?? .object([]),
+                mutedUntil: integer("mutedUntil"))
         }
     }
 }
