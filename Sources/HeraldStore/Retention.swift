@@ -18,6 +18,12 @@ public protocol RetentionStore: Sendable {
     /// Deletes the keys of wallets that hold no binding, subscription, feed item or channel and whose key
     /// was stored before `cutoff` (Unix seconds). Returns how many.
     func pruneWalletKeys(storedBefore cutoff: Int64) async throws -> Int
+
+    /// Deletes docs/protocol.md §10's per-recipient buckets that were full again before `cutoff` (Unix
+    /// milliseconds). A bucket never stored reads as full, so a send finds the same tokens either way;
+    /// without this, the table keeps a row for every (channel, wallet) ever sent a type 2, 3 or 4.
+    /// Returns how many.
+    func pruneWalletBuckets(fullBefore cutoff: Int64) async throws -> Int
 }
 
 /// Rows deleted by retention.

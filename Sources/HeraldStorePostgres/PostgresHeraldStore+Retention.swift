@@ -165,4 +165,41 @@ extension PostgresHeraldStore {
             after = last
         }
     }
+
+    /// A walk over `wallet_buckets` in key order, a page a statement. A send that takes from a bucket
+    /// meanwhile either wrote first (its new `full_at` is ahead of the cutoff: the row stays, since the
+    /// DELETE checks `full_at` again on the row it locks) or finds no row, which reads as the same full
+    /// bucket.
+    public func pruneWalletBuckets(fullBefore cutoff: Int64) async throws -> Int {
+        var after: (channel: [UInt8], wallet: [UInt8]) = ([], [])
+        var total = 0
+        while true {
+            let from = after
+            let (last, deleted) = try await perform { [self] in
+                try await client.withConnection { connection -> ((channel: [UInt8], wallet: [UInt8])?, Int) in
+                    let page = try await connection.query(
+                        """
+                        SELECT channel, wallet FROM wallet_buckets
+                        WHERE (channel, wallet) > (\(bytea(from.channel)), \(bytea(from.wallet)))
+                        ORDER BY channel, wallet LIMIT \(Int64(RetentionBatch.rows))
+                        """, logger: logger
+                    ).rows { (channel: try $0.bytes(0), wallet: try $0.bytes(1)) }
+                    guard let last = page.last else { return (nil, 0) }
+                    let deleted = try await connection.query(
+                        """
+                        DELETE FROM wallet_buckets
+                        WHERE (channel, wallet) > (\(bytea(from.channel)), \(bytea(from.wallet)))
+                          AND (channel, wallet) <= (\(bytea(last.channel)), \(bytea(last.wallet)))
+                          AND full_at < \(cutoff)
+                        RETURNING 1
+                        """, logger: logger
+                    ).rows { _ in true }
+                    return (last, deleted.count)
+                }
+            }
+            total += deleted
+            guard let last else { return total }
+            after = last
+        }
+    }
 }

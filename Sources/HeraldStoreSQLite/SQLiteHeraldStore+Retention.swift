@@ -153,4 +153,34 @@ extension SQLiteHeraldStore {
             from = last
         }
     }
+
+    /// A walk over `wallet_buckets` in key order, a page a transaction (no index on `full_at`: it would
+    /// cost every send a second index write per recipient), so this runs with the hourly binding sweep.
+    public func pruneWalletBuckets(fullBefore cutoff: Int64) async throws -> Int {
+        // One zero byte sorts before every 20-byte address (an empty blob would bind as NULL).
+        var after = (channel: Data([0]), wallet: Data([0]))
+        var total = 0
+        while true {
+            let from = after
+            let (last, deleted) = try await write { db -> ((channel: Data, wallet: Data)?, Int) in
+                let page = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT channel, wallet FROM wallet_buckets WHERE (channel, wallet) > (?, ?)
+                        ORDER BY channel, wallet LIMIT ?
+                        """, arguments: [from.channel, from.wallet, RetentionBatch.rows])
+                guard let row = page.last else { return (nil, 0) }
+                let last: (channel: Data, wallet: Data) = (row[0], row[1])
+                try db.execute(
+                    sql: """
+                        DELETE FROM wallet_buckets
+                        WHERE (channel, wallet) > (?, ?) AND (channel, wallet) <= (?, ?) AND full_at < ?
+                        """, arguments: [from.channel, from.wallet, last.channel, last.wallet, cutoff])
+                return (last, db.changesCount)
+            }
+            total += deleted
+            guard let last else { return total }
+            after = last
+        }
+    }
 }

@@ -11,11 +11,12 @@ import Logging
 import NIOCore
 import NIOEmbedded
 
-/// The fixed workload of the instruction-count guard (`scripts/costs/check.sh`): registrations and a
-/// broadcast sent through Herald's real router, middleware and SQLite store in this process, with fixed
-/// keys, nonces and clock, so that every run executes the same code on the same bytes. Each measured
-/// phase is bracketed by callgrind client requests: under `valgrind --tool=callgrind
-/// --instr-atstart=no` only the phases are counted, each dumped under its name.
+/// The fixed workload of the instruction-count guard (`scripts/costs/check.sh`): registrations, a
+/// broadcast, and (docs/protocol.md §10) a broadcast filtered by subscribers' settings and mutes and a
+/// type 4 through per-recipient buckets, all sent through Herald's real router, middleware and SQLite
+/// store in this process, with fixed keys, nonces and clock, so that every run executes the same code on
+/// the same bytes. Each measured phase is bracketed by callgrind client requests: under `valgrind
+/// --tool=callgrind --instr-atstart=no` only the phases are counted, each dumped under its name.
 struct CostsWorkload {
     /// The server's clock: fixed, so that every signed operation is valid and identical in every run.
     static let now: Int64 = 1_800_000_000
@@ -78,9 +79,34 @@ struct CostsWorkload {
                 while case let handled = try await outbox.drainOnce(), handled > 0 { drained += handled }
                 guard drained == pushes else { throw CostsError("drained \(drained) pushes, not \(pushes)") }
             })
+        // docs/protocol.md §10 on the same subscribers: a toggle and a threshold published, a third opted out
+        // of each, a tenth muted (written before counting); then a broadcast naming the threshold, and a type 4
+        // to the first 1,000, every recipient's bucket read and written.
+        try await Self.seedControl(store, channel: channelKey, subscribers: subscribers)
+        let controlled = try Self.notificationBody(
+            channel: channelKey, nonce: 8,
+            payload: Self.withSetting(
+                NotificationDraft(title: "Costs", body: "Above 50").broadcastPayload(), #"{"id":"min","value":50}"#))
+        phases.append(
+            try await measure("controlled", operations: subscribers, unit: "recipient") {
+                try await Self.post(
+                    controlled, to: "/v1/notifications", responder: responder, channel: channel, logger: logger)
+            })
+        let subsetWallets = try (0..<Self.subsetRecipients(subscribers)).map { try Self.subscriberKey($0).address }
+        let subset = try Self.notificationBody(
+            channel: channelKey, nonce: 9,
+            payload: NotificationDraft(title: "Costs", body: "To a thousand").targetedPayload(to: subsetWallets))
+        phases.append(
+            try await measure("subset", operations: subsetWallets.count, unit: "recipient") {
+                try await Self.post(
+                    subset, to: "/v1/notifications", responder: responder, channel: channel, logger: logger)
+            })
         try await store.close()
         return phases
     }
+
+    /// The type 4 of the "subset" phase: to the first 1,000 subscribers (§4.1's most), fewer if fewer.
+    static func subsetRecipients(_ subscribers: Int) -> Int { min(subscribers, NotificationPayload.maximumRecipients) }
 
     /// Counts `body` alone: instrumentation on, counters zeroed, then dumped under `name` and off.
     private func measure(
@@ -140,7 +166,7 @@ struct CostsWorkload {
     static func seed(_ store: any HeraldStore, channel: EthereumAddress, subscribers: Int) async throws {
         let retained = now + 660
         for index in 0..<subscribers {
-            let key = try PrivateKey(bytes: Keccak256.hash(Array("herald-costs-subscriber-\(index)".utf8)))
+            let key = try subscriberKey(index)
             _ = try await store.apply(
                 SubscriptionChange(
                     action: .subscribe, channel: channel, subscriber: key.address, publicKey: key.publicKey,
@@ -154,13 +180,63 @@ struct CostsWorkload {
         }
     }
 
+    static func subscriberKey(_ index: Int) throws -> PrivateKey {
+        try PrivateKey(bytes: Keccak256.hash(Array("herald-costs-subscriber-\(index)".utf8)))
+    }
+
     static func broadcastBody(channel: PrivateKey) throws -> [UInt8] {
-        let payload = NotificationDraft(title: "Costs", body: "The guard's broadcast").broadcastPayload()
+        try notificationBody(
+            channel: channel, nonce: 7,
+            payload: NotificationDraft(title: "Costs", body: "The guard's broadcast").broadcastPayload())
+    }
+
+    static func notificationBody(channel: PrivateKey, nonce: UInt64, payload: String) throws -> [UInt8] {
         let operation = NotificationOperation(
-            channel: channel.address, payload: payload, audience: audience, nonce: UInt256(UInt64(7)),
+            channel: channel.address, payload: payload, audience: audience, nonce: UInt256(nonce),
             issuedAt: UInt256(UInt64(now - 10)), expiresAt: UInt256(UInt64(now + 290)))
         return Array(
             try operation.signed(with: channel, scheme: .eip712, domain: HeraldDomain(chainId: 1)).jsonText.utf8)
+    }
+
+    /// A payload's JSON object with §10's `setting` member added at its end.
+    static func withSetting(_ payload: String, _ setting: String) -> String {
+        String(payload.dropLast()) + #","setting":"# + setting + "}"
+    }
+
+    /// The channel's toggle and threshold, then each subscriber's choice and mute through the store's
+    /// write path, as the §10 routes write them: index % 3 == 0 turns the toggle off, == 1 sets the
+    /// threshold to 90 (above the phase's 50: filtered), and one in ten mutes the channel for a day.
+    static func seedControl(_ store: any HeraldStore, channel: PrivateKey, subscribers: Int) async throws {
+        let retained = now + 660
+        let list = try ChannelSettingsList.parse(
+            #"[{"id":"news","kind":"toggle","default":true},{"id":"min","kind":"threshold","min":0,"max":100,"default":10}]"#
+        )
+        _ = try await store.apply(
+            ChannelSettingsChange(
+                channel: channel.address, list: list,
+                signed: SignedChange(
+                    publicKey: channel.publicKey, nonce: UInt256(UInt64(6)), nonceRetainedUntil: retained, now: now)))
+        let off = try SettingChoices.parse(#"{"news":false}"#)
+        let high = try SettingChoices.parse(#"{"min":90}"#)
+        for index in 0..<subscribers {
+            let key = try subscriberKey(index)
+            let nonce = UInt64(1_000_000 + 2 * index)
+            if index % 3 != 2 {
+                _ = try await store.apply(
+                    SubscriberSettingsChange(
+                        channel: channel.address, subscriber: key.address, choices: index % 3 == 0 ? off : high,
+                        signed: SignedChange(
+                            publicKey: key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: retained, now: now)))
+            }
+            if index % 10 == 0 {
+                _ = try await store.apply(
+                    MuteChange(
+                        channel: channel.address, subscriber: key.address, until: now + 86_400,
+                        signed: SignedChange(
+                            publicKey: key.publicKey, nonce: UInt256(nonce + 1), nonceRetainedUntil: retained,
+                            now: now)))
+            }
+        }
     }
 }
 

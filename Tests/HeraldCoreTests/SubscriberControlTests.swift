@@ -114,6 +114,9 @@ import Testing
         #expect(try ReadMark.parseSids("") == [])
         #expect(try ReadMark.parseSids("7,12,3") == [7, 12, 3])
         #expect(try ReadMark.parseSids((1...100).map(String.init).joined(separator: ",")).count == 100)
+        // Sids past 2^63 − 1 are well-formed and name no item.
+        #expect(
+            try ReadMark.parseSids("9223372036854775807,9223372036854775808,123456789012345678901234") == [Int64.max])
         for bad in [
             "07", "1, 2", "1,,2", ",1", "1,", "-1", "0", "a", (1...101).map(String.init).joined(separator: ","),
         ] {

@@ -139,6 +139,23 @@ import Testing
         #expect(item["expiresAt"] == .number(String(RelayFixtures.deadline)), "the deadline, whatever the ttl")
     }
 
+    /// docs/protocol.md §7 and §10: a read-sync push goes up as `"kind":"read"` with `{"unread","epoch"}`,
+    /// no options (the upstream applies §10's own headers), so the badge reaches the phone unchanged.
+    @Test func aReadSyncPushIsForwardedAsKindRead() async throws {
+        let transport = Self.accepting()
+        let push = RelayFixtures.push(
+            content: .readSync(ReadSyncContent(unread: 3, epoch: 1_763_769_600_123)), priority: .normal,
+            collapseID: ReadSyncContent.apnsCollapseID)
+        #expect(await Self.provider(transport).deliver(push) == .sent)
+        let item = try Self.forwardedItem(transport)
+        #expect(item.objectMembers?.map(\.key) == ["id", "platform", "deviceToken", "kind", "payload", "expiresAt"])
+        #expect(item["kind"] == .string("read") && item["platform"] == .string("ios"))
+        #expect(item["payload"] == .object([("unread", .string("3")), ("epoch", .string("1763769600123"))]))
+        #expect(
+            ReadSyncContent(relayed: try #require(item["payload"]))
+                == ReadSyncContent(unread: 3, epoch: 1_763_769_600_123))
+    }
+
     /// §7 has no push type: the upstream sends alerts, so a background push is not forwarded as one.
     @Test func aBackgroundPushIsNotForwarded() async {
         let transport = Self.accepting()

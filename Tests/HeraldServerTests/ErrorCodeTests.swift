@@ -301,6 +301,7 @@ struct FailingStore: HeraldStore {
         throw failure
     }
     func pruneWalletKeys(storedBefore cutoff: Int64) async throws -> Int { throw failure }
+    func pruneWalletBuckets(fullBefore cutoff: Int64) async throws -> Int { throw failure }
     func apply(_ change: ChannelSettingsChange) async throws -> ChannelSettingsOutcome { throw failure }
     func apply(_ change: SubscriberSettingsChange) async throws -> SubscriberSettingsOutcome { throw failure }
     func apply(_ change: MuteChange) async throws -> MuteOutcome { throw failure }

@@ -57,6 +57,37 @@ import Testing
         }
     }
 
+    /// docs/protocol.md §7 and §10: a downstream's read-sync push reaches the provider as one, badge count and
+    /// collapse id intact, whatever this server's `push.content` (a badge-only body shows nothing).
+    @Test func aKindReadPushReachesTheProviderAsAReadSync() async throws {
+        try await R.withRelay(configure: { $0.push.content = .none }) { client, token, provider, _ in
+            let read =
+                String(R.push(R.ids[0], token: R.ios).dropLast())
+                .replacingOccurrences(of: #""payload":"#, with: #""kind":"read","ignored":"#)
+                + #","payload":{"unread":"4","epoch":"1763769600123"}}"#
+            #expect(try await R.send(client, token, R.body([read])).status == .ok)
+            let message = try #require(provider.received.withLock { $0.first })
+            #expect(message.content == .readSync(ReadSyncContent(unread: 4, epoch: 1_763_769_600_123)))
+            #expect(message.collapseID == ReadSyncContent.apnsCollapseID && message.priority == .normal)
+        }
+    }
+
+    @Test func aReadPushOfAnotherKindOrPayloadIsInvalidPayload() async throws {
+        try await R.withRelay { client, token, provider, _ in
+            let base = String(R.push(R.ids[0], token: R.ios).dropLast())
+                .replacingOccurrences(of: #""payload":"#, with: #""ignored":"#)
+            for fields in [
+                #""kind":"badge","payload":{"unread":"4","epoch":"1"}"#,
+                #""kind":"read","payload":{"unread":4,"epoch":"1"}"#,
+                #""kind":"read","payload":{"unread":"-1","epoch":"1"}"#, #""kind":"read","payload":{"epoch":"1"}"#,
+            ] {
+                let response = try await R.send(client, token, R.body([base + "," + fields + "}"]))
+                #expect(response.status == .badRequest && response.errorCode == "invalid_payload", "\(fields)")
+            }
+            #expect(provider.received.withLock { $0.isEmpty })
+        }
+    }
+
     @Test func anOptionOfTheWrongTypeOrRangeIsInvalidPayloadAndAnUnknownOneIsIgnored() async throws {
         try await R.withRelay { client, token, provider, _ in
             let refused = [

@@ -4,9 +4,10 @@ response schemas would go unchecked.
 
 `map_case` re-signs about two thirds of the schema-valid generated cases with keys this server
 knows (a channel added before the run, subscribers seeded by `seed`), keeping generated values
-where they fit the field (device tokens, platforms, actions, titles, bodies), so the server's
-validation past the signature, its stores and its 200/202 answers are fuzzed too. The rest are
-sent as generated. (Bisq's open `GET /relay` is not signed; its cases get a valid device token
+where they fit the field (device tokens, platforms, actions, titles, bodies, settings, sids), so the
+server's validation past the signature, its stores and its 200/202 answers are fuzzed too, those of
+subscriber control (docs/protocol.md §10: settings, choices, mutes, read marks) included. The rest
+are sent as generated. (Bisq's open `GET /relay` is not signed; its cases get a valid device token
 instead.) A share of the signed cases carry one deliberate fault (expired, from the
 future, another audience, another signer, the high-s twin of the signature) so the §2.3 refusals
 are checked against the document as well.
@@ -44,6 +45,9 @@ def _account(label):
 
 CHANNEL = _account("channel")
 SUBSCRIBERS = [_account(f"subscriber {index}") for index in range(4)]
+# Subscribed by `seed` and never unsubscribed by a case (the Subscription cases sign for SUBSCRIBERS), so
+# the choices and mutes of docs/protocol.md §10 it signs reach their 200 whatever the cases did before.
+CONTROLLER = _account("subscriber control")
 OUTSIDER = _account("outsider")  # known to nobody: not a channel, never registered
 SIGNED_SHARE = 2 / 3
 FAULT_SHARE = 1 / 6
@@ -194,6 +198,87 @@ def _notification(rng, case):
     _sign(rng, case, sender, {"channel": sender.address, "payload": text}, "Notification")
 
 
+# docs/protocol.md §10. Every list the channel publishes has the toggle `trades`, the last two also the
+# threshold `amount` over at least [0, 1000] (the seed publishes the second): choices of `trades` fit
+# whichever list was published last, choices of `amount` fit two of them (else `invalid_settings`).
+SETTINGS_LISTS = [
+    [{"id": "trades", "kind": "toggle", "default": True}],
+    [{"id": "trades", "kind": "toggle", "default": True, "description": "Trade updates"},
+     {"id": "amount", "kind": "threshold", "min": 0, "max": 1000, "default": 0}],
+    [{"id": "amount", "kind": "threshold", "min": -5, "max": 1000, "default": 10, "description": "Smallest amount"},
+     {"id": "trades", "kind": "toggle", "default": False},
+     {"id": "news", "kind": "toggle", "default": True, "description": "Announcements"}],
+]
+SIDS = re.compile(r"([1-9][0-9]*(,[1-9][0-9]*){0,99})?")
+
+
+def _uint(rng, value):
+    """A uint256 field that may also be a JSON integer (docs/protocol.md §2): either spelling, at random."""
+    return value if rng.random() < 0.5 else str(value)
+
+
+def _channel_settings(rng, case):
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    generated = _generated_string(message, "settings")
+    if generated is not None and rng.random() < 0.2:
+        text = generated  # signed, but whatever the generator made of the list (mostly `invalid_settings`)
+    else:
+        text = json.dumps(rng.choice(SETTINGS_LISTS), separators=(",", ":"))
+    sender = CHANNEL if rng.random() < 0.9 else OUTSIDER  # the outsider is no channel: 403
+    _sign(rng, case, sender, {"channel": sender.address, "settings": text}, "ChannelSettings")
+
+
+def _control_subscriber(rng):
+    """Mostly the subscriber no case unsubscribes; sometimes one that may not be subscribed (404)."""
+    return rng.choice([CONTROLLER] * 4 + SUBSCRIBERS + [_fresh_account(rng)])
+
+
+def _subscriber_settings(rng, case):
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    generated = _generated_string(message, "settings")
+    subscriber = _control_subscriber(rng)
+    if generated is not None and rng.random() < 0.2:
+        text = generated
+    else:
+        choices = rng.choice([{}, {"trades": rng.random() < 0.5}, {"amount": rng.randint(0, 1000)},
+                              {"trades": rng.random() < 0.5, "amount": rng.randint(0, 1000)}])
+        text = json.dumps(choices, separators=(",", ":"))
+    _sign(rng, case, subscriber, {
+        "channel": CHANNEL.address, "subscriber": subscriber.address, "settings": text,
+    }, "SubscriberSettings")
+
+
+def _mute(rng, case):
+    subscriber = _control_subscriber(rng)
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    generated = message.get("until") if isinstance(message, dict) else None
+    if isinstance(generated, str) and re.fullmatch(r"0|[1-9][0-9]{0,77}", generated):
+        generated = int(generated)
+    if type(generated) is int and 0 <= generated < 2**256 and rng.random() < 0.2:
+        until = generated  # most likely not within the ten years ahead: 400 bad_request
+    else:
+        until = rng.choice([0, window()[0] + 5 + 3600])
+    _sign(rng, case, subscriber, {
+        "channel": CHANNEL.address, "subscriber": subscriber.address, "until": until,
+    }, "Mute")
+    case.body["message"]["until"] = _uint(rng, until)
+
+
+def _read_mark(rng, case):
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    wallet = rng.choice(SUBSCRIBERS + [CONTROLLER, _fresh_account(rng)])
+    generated = _generated_string(message, "sids")
+    if generated is not None and SIDS.fullmatch(generated):
+        sids = generated
+    elif rng.random() < 0.5:
+        sids = ",".join(str(rng.randint(1, 400)) for _ in range(rng.randint(1, 5)))
+    else:
+        sids = ""
+    up_to = rng.choice([0, rng.randint(1, 400)]) if sids else rng.randint(1, 400)
+    _sign(rng, case, wallet, {"wallet": wallet.address, "sids": sids, "upTo": up_to}, "ReadMark")
+    case.body["message"]["upTo"] = _uint(rng, up_to)
+
+
 def _authorize(rng, case, owner):
     signer = owner if rng.random() < 0.85 else OUTSIDER
     headers = dict(case.headers or {})
@@ -235,6 +320,10 @@ ROUTES = {
     ("POST", "/v1/webpush"): _webpush,
     ("POST", "/v1/subscriptions"): _subscription,
     ("POST", "/v1/notifications"): _notification,
+    ("POST", "/v1/channel-settings"): _channel_settings,
+    ("POST", "/v1/subscriber-settings"): _subscriber_settings,
+    ("POST", "/v1/mutes"): _mute,
+    ("POST", "/v1/read"): _read_mark,
     ("GET", "/v1/users/{wallet}/feeds"): _wallet_read,
     ("GET", "/v1/users/{wallet}/subscriptions"): _wallet_read,
     ("GET", "/v1/notifications/{sid}"): _push_status,
@@ -273,25 +362,29 @@ def _post(url, path, body):
 
 
 def seed(url):
-    """Registers and subscribes every subscriber and sends one item of each type, so the reads the
-    hooks sign have something to return from the first case on."""
+    """Registers and subscribes every subscriber (the controller too), publishes the channel's settings
+    and sends one item of each type, so the reads and §10 operations the hooks sign have something to
+    work on from the first case on."""
     rng = random.Random(20261122)
     issued, expires = window()
     times = {"audience": AUDIENCE, "issuedAt": issued, "expiresAt": expires}
-    for index, account in enumerate(SUBSCRIBERS):
+    for index, account in enumerate(SUBSCRIBERS + [CONTROLLER]):
         binding = dict(times, action="register", wallet=account.address, platform=["ios", "android"][index % 2],
                        deviceToken="%064x" % rng.getrandbits(256), nonce=rng.getrandbits(128))
         _post(url, "/v1/devices", envelope(account, binding, "eip712"))
         subscription = dict(times, action="subscribe", channel=CHANNEL.address, subscriber=account.address,
                             nonce=rng.getrandbits(128))
         _post(url, "/v1/subscriptions", envelope(account, subscription, "eip712", primary="Subscription"))
+    settings = dict(times, channel=CHANNEL.address, settings=json.dumps(SETTINGS_LISTS[1]), nonce=rng.getrandbits(128))
+    _post(url, "/v1/channel-settings", envelope(CHANNEL, settings, "eip712", primary="ChannelSettings"))
     sent = 0
     for kind in ["1", "2", "3", "4"]:
         payload = payload_for(rng, f"Seeded type {kind}", kind)
         message = dict(times, channel=CHANNEL.address, payload=json.dumps(payload), nonce=rng.getrandbits(128))
         if _post(url, "/v1/notifications", envelope(CHANNEL, message, "eip712", primary="Notification")) == 202:
             sent += 1
-    print(f"contract seed: {len(SUBSCRIBERS)} subscribers registered and subscribed, {sent} items sent", file=sys.stderr)
+    print(f"contract seed: {len(SUBSCRIBERS) + 1} subscribers registered and subscribed, settings published, "
+          f"{sent} items sent", file=sys.stderr)
 
 
 METRIC = re.compile(r'^herald_http_requests_total\{(?P<labels>.*)\} (?P<count>[0-9.]+)$')

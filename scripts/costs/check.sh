@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The instruction-count guard (`make costs`, a stage of `make test`): runs herald-costs' fixed workload
+# The instruction-count guard (`make costs`, a stage of `make check`): runs herald-costs' fixed workload
 # (2,000 registrations, then one broadcast to 10,000 subscribers, through the real router and SQLite
 # store, fixed keys and clock; then the 12,000 pushes they queued, drained through the outbox and the
-# APNs provider into an in-memory transport) under callgrind, which counts instructions: the same on
+# APNs provider into an in-memory transport; then, docs/protocol.md §10, a broadcast filtered by the
+# subscribers' settings and mutes and a type 4 to 1,000 of them through their buckets) under
+# callgrind, which counts instructions: the same on
 # every run, on a busy machine as on an idle one, so the check cannot flake the way a timed one would.
 # It prints the instructions per registration, per broadcast recipient and per push and fails when one
 # exceeds its budget in

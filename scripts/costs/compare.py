@@ -41,6 +41,9 @@ def main():
         "registrations": int(registrations),
         "broadcast": int(subscribers),
         "pushes": int(registrations) + int(subscribers),
+        # docs/protocol.md §10: a broadcast through settings and mutes, a type 4 to at most 1,000.
+        "controlled": int(subscribers),
+        "subset": min(int(subscribers), 1000),
     }
     failed = False
     print(f"{'phase':<14} {'per':<13} {'instructions':>13} {'budget':>13} {'change':>8}")

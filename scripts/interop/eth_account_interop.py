@@ -5,8 +5,8 @@ Usage: eth_account_interop.py HERALD_BINARY
 
 Keystores: every check drives the real binary in a throwaway --home and compares with
 eth-account. Signed operations: one `herald serve` on a free port and a throwaway database
-must accept DeviceBinding, Subscription, Notification and FeedAccess operations that eth-account
-signed (EIP-712 and EIP-191).
+must accept DeviceBinding, Subscription, Notification and FeedAccess operations, and §10's
+ChannelSettings, SubscriberSettings, Mute and ReadMark, that eth-account signed (EIP-712 and EIP-191).
 Prints one line per check, then `N passed, M failed`; exits 1 if anything failed.
 Needs eth-account only (scripts/interop/run.sh installs it in a temporary venv); the Bisq checks
 use the pycryptodome it depends on.
@@ -563,6 +563,76 @@ def check_serve_notifications(herald, scratch):
     return "403 for an unknown channel; subscribe 200; EIP-712 and EIP-191 notifications 202; feeds read with an eth-account FeedAccess"
 
 
+def signed(account, message, scheme, primary):
+    """A §10 operation with a fresh nonce and a valid window, as eth-account signs it."""
+    issued, expires = window()
+    full = dict(message, audience=AUDIENCE, nonce=secrets.randbits(128), issuedAt=issued, expiresAt=expires)
+    return envelope(account, full, scheme, primary=primary)
+
+
+def check_serve_subscriber_control(herald, scratch):
+    """docs/protocol.md §10 signed by eth-account: settings, a choice, a mute and a read mark, both schemes."""
+    server = herald.server
+    channel, subscriber = Account.create(), Account.create()
+    database = os.path.join(scratch, "herald.sqlite")
+    herald.run(herald.new_home(), "channel", "add", channel.address, "--name", "Control", "--database", database)
+    settings = [
+        {"id": "news", "kind": "toggle", "default": True, "description": "Announcements"},
+        {"id": "min", "kind": "threshold", "min": 0, "max": 100, "default": 10, "description": "Smallest trade"},
+    ]
+    status, answer = server.request("POST", "/v1/channel-settings", signed(
+        channel, {"channel": channel.address, "settings": json.dumps(settings)}, "eip712", "ChannelSettings"))
+    expect(status == 200 and answer.get("settings") == settings, f"ChannelSettings: {status} {answer}")
+    issued, expires = window()
+    subscription = {
+        "action": "subscribe", "channel": channel.address, "subscriber": subscriber.address, "audience": AUDIENCE,
+        "nonce": secrets.randbits(128), "issuedAt": issued, "expiresAt": expires,
+    }
+    status, answer = server.request(
+        "POST", "/v1/subscriptions", envelope(subscriber, subscription, "eip191", primary="Subscription"))
+    expect(status == 200, f"subscribe: {status} {answer}")
+    choice = {"channel": channel.address, "subscriber": subscriber.address, "settings": '{"news":false}'}
+    status, answer = server.request(
+        "POST", "/v1/subscriber-settings", signed(subscriber, choice, "eip191", "SubscriberSettings"))
+    expect(status == 200 and answer.get("settings") == {"news": False, "min": 10},
+           f"SubscriberSettings: {status} {answer}")
+
+    def send(setting):
+        payload = {
+            "notification": {"title": "Update", "body": "Filtered or not"},
+            "data": {"type": "3", "amsg": "x"}, "recipients": subscriber.address, "setting": setting,
+        }
+        return server.request("POST", "/v1/notifications",
+                              envelope(channel, notification(channel, payload), "eip712", primary="Notification"))
+
+    server.post_device(envelope(subscriber, device_binding(subscriber, "register", secrets.token_hex(32)), "eip712"), 200)
+
+    status, answer = send({"id": "news"})
+    expect(status == 202 and answer.get("filtered") == 1 and answer.get("recipients") == 0,
+           f"a send the subscriber opted out of: {status} {answer}")
+    status, answer = send({"id": "min", "value": 50})
+    expect(status == 202 and answer.get("recipients") == 1 and answer.get("pushes") == 1,
+           f"a send above the subscriber's threshold: {status} {answer}")
+    until = int(time.time()) + 3600
+    mute = {"channel": channel.address, "subscriber": subscriber.address, "until": until}
+    status, answer = server.request("POST", "/v1/mutes", signed(subscriber, mute, "eip712", "Mute"))
+    expect(status == 200 and answer.get("mutedUntil") == until, f"Mute: {status} {answer}")
+    status, answer = send({"id": "min", "value": 50})
+    expect(status == 202 and answer.get("recipients") == 1 and answer.get("pushes") == 0 and answer.get("filtered") == 0,
+           f"a send to a muted subscriber: {status} {answer}")
+    sid = answer["sid"][0]
+
+    path = f"/v1/users/{subscriber.address}/feeds?limit=10"
+    status, feed = server.request("GET", path, headers={"Authorization": feed_access_header(subscriber, AUDIENCE)})
+    expect(status == 200 and feed.get("unread") == 2 and feed["feeds"][0].get("read") is False, f"feed: {feed}")
+    mark = {"wallet": subscriber.address, "sids": "", "upTo": int(sid)}
+    status, answer = server.request("POST", "/v1/read", signed(subscriber, mark, "eip191", "ReadMark"))
+    expect(status == 200 and answer.get("unread") == 0, f"ReadMark: {status} {answer}")
+    status, feed = server.request("GET", path, headers={"Authorization": feed_access_header(subscriber, AUDIENCE)})
+    expect(status == 200 and feed.get("unread") == 0 and feed["feeds"][0].get("read") is True, f"feed after: {feed}")
+    return "ChannelSettings, SubscriberSettings, Mute and ReadMark accepted; filtered 1, pushes 1 then 0 muted, unread 2 -> 0"
+
+
 def check_serve_sigterm(herald, scratch):
     code, elapsed = herald.server.terminate()
     expect(code == 0, f"exited {code} after SIGTERM{herald.server.stderr_tail()}")
@@ -588,6 +658,7 @@ CHECKS = [
     ("f) serve: /v1/users/<wallet>/pubkey is eth-account's public key", check_serve_pubkey),
     ("f) serve: a signature by another eth-account key -> 401 signature_mismatch", check_serve_signature_mismatch),
     ("g) serve: eth-account Subscription, Notification (both schemes) and FeedAccess -> feeds", check_serve_notifications),
+    ("g) serve: eth-account ChannelSettings, SubscriberSettings, Mute, ReadMark (§10)", check_serve_subscriber_control),
     ("f) serve: SIGTERM drains and exits 0", check_serve_sigterm),
 ] + bisq_interop.CHECKS + webpush_interop.CHECKS
 

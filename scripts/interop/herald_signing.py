@@ -27,6 +27,15 @@ TYPE_STRINGS = [
     "FeedAccess(address wallet,string audience,uint256 issuedAt,uint256 expiresAt)",
     "WebPushBinding(string action,address wallet,string endpoint,string p256dh,string auth,string audience,"
     "uint256 nonce,uint256 issuedAt,uint256 expiresAt)",
+    # §10, subscriber control.
+    "ChannelSettings(address channel,string settings,string audience,uint256 nonce,uint256 issuedAt,"
+    "uint256 expiresAt)",
+    "SubscriberSettings(address channel,address subscriber,string settings,string audience,uint256 nonce,"
+    "uint256 issuedAt,uint256 expiresAt)",
+    "Mute(address channel,address subscriber,uint256 until,string audience,uint256 nonce,uint256 issuedAt,"
+    "uint256 expiresAt)",
+    "ReadMark(address wallet,string sids,uint256 upTo,string audience,uint256 nonce,uint256 issuedAt,"
+    "uint256 expiresAt)",
 ]
 
 

@@ -39,7 +39,7 @@ public struct ReadMark: SignedOperation {
         sidList = try Self.parseSids(sids)
         // A sid is a positive Int64: any larger `upTo` reads as "every item", which is what it says.
         upToSid = upTo.clampedInt64
-        guard !sidList.isEmpty || upToSid > 0 else {
+        guard !sids.isEmpty || upToSid > 0 else {
             throw OperationRejection(.badRequest, "a ReadMark names sids, an upTo, or both")
         }
     }
@@ -61,7 +61,9 @@ public struct ReadMark: SignedOperation {
     public var claimedSigner: EthereumAddress { wallet }
     public var nonce: UInt256? { nonceValue }
 
-    /// `""`, or 1 to 100 sids joined by `,`: each 1 to 18 decimal digits, the first not `0`.
+    /// `""`, or 1 to 100 sids joined by `,`: each decimal digits, the first not `0`. A sid too large to be
+    /// one Herald issued (past 2^63 − 1) is well-formed and names no item: it is left out, as every sid
+    /// that is not the wallet's is ignored.
     public static func parseSids(_ text: String) throws(OperationRejection) -> [Int64] {
         guard !text.isEmpty else { return [] }
         let parts = text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
@@ -71,13 +73,12 @@ public struct ReadMark: SignedOperation {
         var sids: [Int64] = []
         sids.reserveCapacity(parts.count)
         for part in parts {
-            guard let first = part.first, first != UInt8(ascii: "0"), part.count <= 18,
-                part.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let sid = Int64(Substring(part))
+            guard let first = part.first, first != UInt8(ascii: "0"), part.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
             else {
                 throw OperationRejection(
                     .badRequest, "sids must be decimal sids without leading zeros, joined by \",\" without spaces")
             }
-            sids.append(sid)
+            if part.count <= 19, let sid = Int64(Substring(part)) { sids.append(sid) }
         }
         return sids
     }

@@ -7,8 +7,9 @@ import Synchronization
 /// clock skew), feed items past retention (older than `retention.feedDays`, or beyond a wallet's
 /// newest `retention.feedItemsPerWallet`) with the notifications they leave without items; every hour,
 /// bindings not refreshed within the expiry (default 270 days, FCM's own), the keys of wallets left
-/// with nothing for as long, and outbox rows finished (sent, failed, pruned) more than a week ago, so
-/// the outbox keeps a week of delivery history. Each kind is counted in `herald_pruned_total{kind}`.
+/// with nothing for as long, outbox rows finished (sent, failed, pruned) more than a week ago, so
+/// the outbox keeps a week of delivery history, and per-recipient send buckets full again (§10). Each
+/// kind is counted in `herald_pruned_total{kind}`.
 /// The binding and key sweeps are full scans by design (an index on last_seen would cost every
 /// registration a random write), so they run rarely and in short chunks; every deletion is a batch of
 /// its own transaction, so the writer is never held long, and every node may run this at once.
@@ -25,7 +26,9 @@ struct PruningService: Service {
     /// memory: a restart looks at every item once more, a round at a time.
     let feedTrimmedThrough = FeedTrimProgress()
 
-    static let prunedKinds = ["nonces", "bindings", "pushes", "feed_items", "notifications", "wallet_keys"]
+    static let prunedKinds = [
+        "nonces", "bindings", "pushes", "feed_items", "notifications", "wallet_keys", "wallet_buckets",
+    ]
 
     func run() async throws {
         var round = 0
@@ -58,6 +61,9 @@ struct PruningService: Service {
                 state.metrics.recordPruned("pushes", count: pushes)
                 let keys = try await state.store.pruneWalletKeys(storedBefore: cutoff)
                 state.metrics.recordPruned("wallet_keys", count: keys)
+                // A minute's margin: a node whose clock is behind still finds these buckets full.
+                let buckets = try await state.store.pruneWalletBuckets(fullBefore: (now - 60) * 1000)
+                state.metrics.recordPruned("wallet_buckets", count: buckets)
                 if bindings > 0 {
                     state.logger.info(
                         "pruned \(bindings) bindings not seen for \(state.configuration.bindings.expiryDays) days")

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             CryptoBenchCommand.self, RegisterBenchCommand.self, StoreBenchCommand.self, BroadcastBenchCommand.self,
             FeedsBenchCommand.self, InboxBenchCommand.self, PushBenchCommand.self, WebPushBenchCommand.self,
-            LimiterBenchCommand.self,
+            LimiterBenchCommand.self, SubsetBenchCommand.self,
         ]
     )
 }

@@ -27,6 +27,20 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
         name: .long,
         help: "Seed subscribers of this channel address instead (your wallet, to time `herald send --broadcast`).")
     var channel: String?
+    @Flag(
+        name: .long,
+        help: """
+            Subscriber control (docs/protocol.md §10): the channel publishes a toggle and a threshold; a third of \
+            the subscribers turn the toggle off, a third choose a threshold above the rounds' value, one in ten \
+            mutes the channel. Rounds then name the toggle and the threshold in turn.
+            """)
+    var control = false
+
+    /// The bench channel's settings under `--control`, and what its rounds name.
+    static let controlSettings = """
+        [{"id":"news","kind":"toggle","default":true},{"id":"min","kind":"threshold","min":0,"max":100,"default":10}]
+        """
+    static let roundSettings = [#"{"id":"news"}"#, #"{"id":"min","value":50}"#]
 
     func run() async throws {
         guard subscribers > 0, rounds >= 0 else { throw CLIError(.usage, "--subscribers > 0 and --rounds ≥ 0") }
@@ -53,16 +67,24 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
                 String(
                     format: "seeded %d subscribers with one binding each in %.1f s", subscribers - existing, seconds))
         }
+        if control, try await store.channelSettings(of: address)?.settings.isEmpty ?? true {
+            let start = ContinuousClock.now
+            let key = given == nil ? channel : nil
+            try await Self.seedControl(store, channel: address, key: key, subscribers: subscribers)
+            print(String(format: "seeded settings, choices and mutes in %.1f s", (ContinuousClock.now - start).seconds))
+        }
         var times: [Double] = []
         // Rounds sign as the bench channel; a channel given by address is only seeded.
         for round in 1...max(rounds, 1) where rounds > 0 && given == nil {
             let now = Int64(Date().timeIntervalSince1970)
-            let payload = try NotificationPayload.parse(
-                NotificationDraft(title: "Bench \(round)", body: "Broadcast round \(round)").broadcastPayload())
+            var text = NotificationDraft(title: "Bench \(round)", body: "Broadcast round \(round)").broadcastPayload()
+            if control { text = String(text.dropLast()) + #","setting":"# + Self.roundSettings[(round - 1) % 2] + "}" }
+            let payload = try NotificationPayload.parse(text)
+            // The broadcast limit is the server's (12 an hour by default); the bench times the write.
             let submission = NotificationSubmission(
                 channel: channel.address, publicKey: channel.publicKey, payload: payload,
                 nonce: UInt256.randomNonce(), nonceRetainedUntil: now + 660, now: now,
-                epoch: now * 1000)
+                epoch: now * 1000, policy: DeliveryPolicy(channelBroadcastsPerHour: 0))
             let start = ContinuousClock.now
             guard case .accepted(let receipt) = try await store.submit(submission) else {
                 throw CLIError(.unexpected, "the broadcast was not accepted")
@@ -72,12 +94,55 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
             print(
                 String(
                     format: "broadcast %d: %d items and %d pushes committed in %.3f s", round, receipt.sids.count,
-                    receipt.pushes, seconds))
+                    receipt.pushes, seconds)
+                    + (control ? " (\(receipt.filtered) filtered, \(receipt.muted) muted)" : ""))
         }
         try await store.close()
         if global.json, !times.isEmpty {
             let sorted = times.sorted()
             try Terminal.printJSON(["subscribers": Double(subscribers), "medianSeconds": sorted[sorted.count / 2]])
+        }
+    }
+
+    /// `--control`: the settings (signed by the bench channel; a channel given by address must publish its own),
+    /// then each subscriber's choice and mute through the store's write path, 64 at a time.
+    static func seedControl(
+        _ store: any HeraldStore, channel: EthereumAddress, key: PrivateKey?, subscribers: Int
+    ) async throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        let signed: @Sendable (PrivateKey, UInt64) -> SignedChange = { key, nonce in
+            SignedChange(publicKey: key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: now + 660, now: now)
+        }
+        if let key {
+            let list = try ChannelSettingsList.parse(controlSettings)
+            _ = try await store.apply(
+                ChannelSettingsChange(channel: channel, list: list, signed: signed(key, 7_000_000_000)))
+        }
+        let off = try SettingChoices.parse(#"{"news":false}"#)
+        let high = try SettingChoices.parse(#"{"min":90}"#)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let workers = 64
+            for worker in 0..<workers {
+                group.addTask {
+                    for index in stride(from: worker, to: subscribers, by: workers) {
+                        let key = try BenchWallets.subscriber(index)
+                        let nonce = UInt64(5_000_000_000 + 2 * index)
+                        if index % 3 != 2 {
+                            _ = try await store.apply(
+                                SubscriberSettingsChange(
+                                    channel: channel, subscriber: key.address, choices: index % 3 == 0 ? off : high,
+                                    signed: signed(key, nonce)))
+                        }
+                        if index % 10 == 0 {
+                            _ = try await store.apply(
+                                MuteChange(
+                                    channel: channel, subscriber: key.address, until: now + 86_400,
+                                    signed: signed(key, nonce + 1)))
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
         }
     }
 

@@ -188,6 +188,35 @@ import Testing
         }
     }
 
+    /// Buckets full again are pruned, and pruning gives no recipient a token it did not have: a bucket
+    /// still filling stays, with what it holds.
+    @Test(arguments: StoreBackend.available)
+    func bucketsFullAgainArePrunedAndNoOtherIs(_ backend: StoreBackend) async throws {
+        try await backend.withDatabase { database in
+            let store = try await database.openStore()
+            try await Fixtures.seed(store, subscribers: 2)
+            // One token a minute, two at most.
+            let policy = DeliveryPolicy(channelWalletPerHour: 60, channelWalletBurst: 2, channelBroadcastsPerHour: 0)
+            let (first, second) = (Fixtures.subscriber(0).address, Fixtures.subscriber(1).address)
+            let draft = NotificationDraft(title: "t", body: "b")
+            func send(_ to: [EthereumAddress], nonce: UInt64, epoch: Int64) async throws -> NotificationReceipt {
+                try Self.receipt(
+                    try await store.submit(
+                        Fixtures.submission(draft.targetedPayload(to: to), nonce: nonce, epoch: epoch, policy: policy)))
+            }
+            _ = try await send([first], nonce: 70, epoch: 5_000)  // full again at 65,000
+            _ = try await send([second], nonce: 71, epoch: 100_000)
+            _ = try await send([second], nonce: 72, epoch: 100_000)  // empty; full again at 220,000
+            #expect(try await database.integers("SELECT count(*) FROM wallet_buckets") == [2])
+            #expect(try await store.pruneWalletBuckets(fullBefore: 65_000) == 0, "full at 65,000, not before")
+            #expect(try await store.pruneWalletBuckets(fullBefore: 130_000) == 1)
+            #expect(try await database.integers("SELECT count(*) FROM wallet_buckets") == [1])
+            // The second wallet's bucket still holds nothing at 130,000: pruning gave it no token.
+            #expect(try await send([second], nonce: 73, epoch: 130_000).throttled == [second])
+            #expect(try await send([first], nonce: 74, epoch: 130_000).throttled == [])
+        }
+    }
+
     /// An empty broadcast bucket refuses the whole broadcast, spends no nonce, and says when one fits.
     @Test(arguments: StoreBackend.available)
     func anEmptyBroadcastBucketRefusesTheWholeBroadcast(_ backend: StoreBackend) async throws {
