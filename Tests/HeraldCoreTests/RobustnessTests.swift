@@ -100,6 +100,19 @@ import Testing
         #expect(throws: HeraldError.invalidJSON) { try JSONParser.parse(text) }
     }
 
+    /// Escaped strings: runs and escapes in order, multi-byte text kept, surrogate pairs joined, and broken
+    /// UTF-8 beside an escape still refused.
+    @Test func escapedStringsKeepEveryRunAndEscape() throws {
+        let text = #"["a\"é\n\u00e9\ud83d\ude00z\\", "\"\"\""]"#
+        #expect(try JSONParser.parse(Array(text.utf8)) == .array([.string("a\"é\né😀z\\"), .string("\"\"\"")]))
+        // A lead byte cut short by an escape, and a stray continuation byte after one.
+        #expect(throws: HeraldError.invalidJSON) { try JSONParser.parse([0x22, 0xC3, 0x5C, 0x6E, 0x22]) }
+        #expect(throws: HeraldError.invalidJSON) { try JSONParser.parse([0x22, 0x5C, 0x6E, 0xA9, 0x22]) }
+        // Long and escape-dense (a type 4's payload text): parsed whole.
+        let long = String(repeating: #"\"0x52908400098527886E0F7030069857D2E4169EE7\","#, count: 1000)
+        #expect(try JSONParser.parse(Array(#""\#(long)""#.utf8)).stringValue?.utf8.count == 45_000)
+    }
+
     @Test func refusesInvalidUTF8() {
         #expect(throws: HeraldError.invalidJSON) { try JSONParser.parse([0x22, 0xff, 0x22]) }
     }
