@@ -94,6 +94,10 @@ import Testing
         }
         let promo = try send("desk", ["--broadcast", "--setting", "promos"])
         #expect(promo["filtered"] == .number("1") && promo["recipients"] == .number("0"))
+        let promoText = try channels.run(
+            ["send", "--channel-wallet", "desk", "--server", server.baseURL, "--title", "T", "--body", "B"]
+                + ["--broadcast", "--setting", "promos"])
+        #expect(Self.text(promoText) == "sent to 0 recipient(s), 0 push(es) queued; sid -; 1 filtered")
         let trade = try send("desk", ["--to", wallet, "--setting", "trades"])
         #expect(trade["recipients"] == .number("1") && trade["pushes"] == .number("1"))
         let headline = try send("news", ["--broadcast"])

@@ -74,7 +74,18 @@ struct SendCommand: AsyncParsableCommand {
         let recipientsText = Self.number(answer["recipients"])
         let pushesText = Self.number(answer["pushes"])
         let range = sids.count > 1 ? "sids \(sids.first ?? "")–\(sids.last ?? "")" : "sid \(sids.first ?? "-")"
-        print("sent to \(recipientsText) recipient(s), \(pushesText) push(es) queued; \(range)")
+        print("sent to \(recipientsText) recipient(s), \(pushesText) push(es) queued; \(range)" + Self.leftOut(answer))
+    }
+
+    /// protocol.md §10's recipients left out, when there are any: how many a setting filtered, and who was
+    /// over the channel's per-wallet limit.
+    static func leftOut(_ answer: JSONValue) -> String {
+        var text = ""
+        if case .number(let filtered)? = answer["filtered"], filtered != "0" { text += "; \(filtered) filtered" }
+        if case .array(let throttled)? = answer["throttled"], !throttled.isEmpty {
+            text += "; throttled: " + throttled.compactMap(\.stringValue).joined(separator: ", ")
+        }
+        return text
     }
 
     /// The §4.1 payload, checked locally against the limits the server applies (exit 65 if over).
