@@ -291,7 +291,8 @@ public final class SQLiteHeraldStore: HeraldStore {
             let unread = try RawStatement(
                 db,
                 """
-                SELECT n.channel, COUNT(*) FROM feed_items f JOIN notifications n ON n.id = f.notification
+                SELECT n.channel, COUNT(*) FROM feed_items f INDEXED BY feed_items_unread
+                JOIN notifications n ON n.id = f.notification
                 WHERE f.recipient = ? AND f.read = 0 AND f.spam = 0 GROUP BY n.channel
                 """, .address(subscriber)
             ).rows { (try EthereumAddress(bytes: $0.blob(0)), Int($0.integer(1))) }

@@ -139,8 +139,18 @@ enum SubscriberControlSQL {
             guard try spend(batch: &batch) else { return .replayed }
             let before = try SubscriberControlReads.unread(of: change.wallet, in: db)
             if change.upTo > 0 {
+                // Unread items through their partial index, spam through (recipient, spam, sid): left to
+                // itself SQLite walked every item of the wallet through feed_items_by_recipient.
                 try RawStatement(
-                    db, "UPDATE feed_items SET read = 1 WHERE recipient = ? AND sid <= ? AND read = 0",
+                    db,
+                    """
+                    UPDATE feed_items SET read = 1
+                    WHERE sid IN (SELECT sid FROM feed_items INDEXED BY feed_items_unread
+                                  WHERE recipient = ? AND read = 0 AND spam = 0 AND sid <= ?)
+                    """, .address(change.wallet), .integer(change.upTo)
+                ).execute()
+                try RawStatement(
+                    db, "UPDATE feed_items SET read = 1 WHERE recipient = ? AND spam = 1 AND sid <= ? AND read = 0",
                     .address(change.wallet), .integer(change.upTo)
                 ).execute()
             }
@@ -231,7 +241,11 @@ enum SubscriberControlReads {
     static func unread(of wallet: EthereumAddress, in db: Database) throws -> Int {
         Int(
             try RawStatement(
-                db, "SELECT COUNT(*) FROM feed_items WHERE recipient = ? AND read = 0 AND spam = 0", .address(wallet)
+                db,
+                """
+                SELECT COUNT(*) FROM feed_items INDEXED BY feed_items_unread
+                WHERE recipient = ? AND read = 0 AND spam = 0
+                """, .address(wallet)
             ).integer() ?? 0)
     }
 
