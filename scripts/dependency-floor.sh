@@ -47,7 +47,7 @@ PY
 echo "// Empty: only the dependencies are built." > "$work/Sources/Floor/Floor.swift"
 
 cd "$work"
-swift package resolve > /dev/null
+swift package resolve > "$work/resolve.log" 2>&1 || { cat "$work/resolve.log" >&2; exit 1; }
 start=$(date +%s)
 swift build > "$work/build.log" 2>&1 || { tail -20 "$work/build.log" >&2; exit 1; }
 end=$(date +%s)
