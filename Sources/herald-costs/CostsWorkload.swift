@@ -85,8 +85,9 @@ struct CostsWorkload {
         try await Self.seedControl(store, channel: channelKey, subscribers: subscribers)
         let controlled = try Self.notificationBody(
             channel: channelKey, nonce: 8,
-            payload: Self.withSetting(
-                NotificationDraft(title: "Costs", body: "Above 50").broadcastPayload(), #"{"id":"min","value":50}"#))
+            payload: NotificationDraft.payload(
+                NotificationDraft(title: "Costs", body: "Above 50").broadcastPayload(),
+                naming: #"{"id":"min","value":50}"#))
         phases.append(
             try await measure("controlled", operations: subscribers, unit: "recipient") {
                 try await Self.post(
@@ -196,11 +197,6 @@ struct CostsWorkload {
             issuedAt: UInt256(UInt64(now - 10)), expiresAt: UInt256(UInt64(now + 290)))
         return Array(
             try operation.signed(with: channel, scheme: .eip712, domain: HeraldDomain(chainId: 1)).jsonText.utf8)
-    }
-
-    /// A payload's JSON object with §10's `setting` member added at its end.
-    static func withSetting(_ payload: String, _ setting: String) -> String {
-        String(payload.dropLast()) + #","setting":"# + setting + "}"
     }
 
     /// The channel's toggle and threshold, then each subscriber's choice and mute through the store's

@@ -583,13 +583,8 @@ def check_serve_subscriber_control(herald, scratch):
     status, answer = server.request("POST", "/v1/channel-settings", signed(
         channel, {"channel": channel.address, "settings": json.dumps(settings)}, "eip712", "ChannelSettings"))
     expect(status == 200 and answer.get("settings") == settings, f"ChannelSettings: {status} {answer}")
-    issued, expires = window()
-    subscription = {
-        "action": "subscribe", "channel": channel.address, "subscriber": subscriber.address, "audience": AUDIENCE,
-        "nonce": secrets.randbits(128), "issuedAt": issued, "expiresAt": expires,
-    }
-    status, answer = server.request(
-        "POST", "/v1/subscriptions", envelope(subscriber, subscription, "eip191", primary="Subscription"))
+    subscription = {"action": "subscribe", "channel": channel.address, "subscriber": subscriber.address}
+    status, answer = server.request("POST", "/v1/subscriptions", signed(subscriber, subscription, "eip191", "Subscription"))
     expect(status == 200, f"subscribe: {status} {answer}")
     choice = {"channel": channel.address, "subscriber": subscriber.address, "settings": '{"news":false}'}
     status, answer = server.request(

@@ -69,6 +69,13 @@ public struct NotificationDraft: Sendable, Hashable {
         return payload(kind: .secret, fields: fields, recipients: .object(members))
     }
 
+    /// A payload text with docs/protocol.md §10's top-level `setting` added: `setting` is the JSON text of
+    /// `{"id":"<toggle>"}` or `{"id":"<threshold>","value":N}`. The payload is a JSON object, so its last
+    /// byte is the closing brace.
+    public static func payload(_ payload: String, naming setting: String) -> String {
+        String(payload.dropLast()) + #","setting":"# + setting + "}"
+    }
+
     private typealias Fields = (
         title: String, body: String, subject: String, message: String, callToAction: String, image: String
     )

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCLISupport
 import HeraldCore
 import HeraldStore
 
@@ -19,6 +20,17 @@ enum BenchWallets {
         ChannelRecord(
             address: address, name: "Bench", icon: "https://bench.example/i.png", url: "https://bench.example",
             createdAt: 0)
+    }
+
+    /// Commits one send at the store and times it; anything but an acceptance ends the bench.
+    static func commit(
+        _ submission: NotificationSubmission, to store: any HeraldStore, what: String
+    ) async throws -> (receipt: NotificationReceipt, seconds: Double) {
+        let start = ContinuousClock.now
+        guard case .accepted(let receipt) = try await store.submit(submission) else {
+            throw CLIError(.unexpected, "the \(what) was not accepted")
+        }
+        return (receipt, (ContinuousClock.now - start).seconds)
     }
 
     /// Latency percentiles in milliseconds of sorted samples (seconds).

@@ -42,17 +42,14 @@ struct SubsetBenchCommand: AsyncParsableCommand {
         let wallets = try (0..<recipients).map { try BenchWallets.subscriber($0).address }
         let text = NotificationDraft(title: "Subset", body: "To each of them").targetedPayload(to: wallets)
         var times: [Double] = []
-        for round in 1...max(rounds, 1) where rounds > 0 {
+        let payload = try NotificationPayload.parse(text)
+        for round in stride(from: 1, through: rounds, by: 1) {
             let now = Int64(Date().timeIntervalSince1970)
             let submission = NotificationSubmission(
-                channel: channel.address, publicKey: channel.publicKey, payload: try NotificationPayload.parse(text),
+                channel: channel.address, publicKey: channel.publicKey, payload: payload,
                 nonce: UInt256.randomNonce(), nonceRetainedUntil: now + 660, now: now, epoch: now * 1000,
                 policy: DeliveryPolicy())
-            let start = ContinuousClock.now
-            guard case .accepted(let receipt) = try await store.submit(submission) else {
-                throw CLIError(.unexpected, "the send was not accepted")
-            }
-            let seconds = (ContinuousClock.now - start).seconds
+            let (receipt, seconds) = try await BenchWallets.commit(submission, to: store, what: "send")
             times.append(seconds)
             print(
                 String(
@@ -61,10 +58,7 @@ struct SubsetBenchCommand: AsyncParsableCommand {
         }
         try await store.close()
         guard !times.isEmpty else { return }
-        let sorted = times.sorted()
-        print(
-            String(
-                format: "median %.1f ms a send, %.1f µs a recipient", sorted[sorted.count / 2] * 1000,
-                sorted[sorted.count / 2] * 1_000_000 / Double(recipients)))
+        let median = BenchWallets.percentile(times.sorted(), 0.5)
+        print(String(format: "median %.1f ms a send, %.1f µs a recipient", median, median * 1000 / Double(recipients)))
     }
 }

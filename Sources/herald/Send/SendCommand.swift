@@ -105,10 +105,7 @@ struct SendCommand: AsyncParsableCommand {
         } else {
             payload = draft.targetedPayload(to: addresses)
         }
-        if let setting {
-            // The payload is a JSON object: its last byte is the closing brace.
-            payload = String(payload.dropLast()) + #","setting":"# + setting.jsonText + "}"
-        }
+        if let setting { payload = NotificationDraft.payload(payload, naming: setting.jsonText) }
         do {
             _ = try NotificationPayload.parse(payload)
         } catch {
