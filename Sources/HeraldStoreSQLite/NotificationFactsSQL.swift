@@ -66,20 +66,6 @@ enum NotificationFactsSQL {
     }
 }
 
-/// The `aps.badge` of a push being queued (docs/protocol.md §10): the wallet's unread items that are not
-/// spam, the item being pushed included (it is inserted first), counted on `feed_items_unread`; NULL for
-/// the other platforms, and when badges are off (`flag` 0). The index is named: left to itself SQLite
-/// took feed_items_by_recipient and read every item of the wallet, read ones included, for each push.
-enum BadgeSQL {
-    static func count(_ flag: String, wallet: String, platform: String) -> String {
-        """
-        CASE WHEN \(flag) = 1 AND (\(platform) = 'ios' OR \(platform) = 'ios-sandbox')
-             THEN (SELECT COUNT(*) FROM feed_items u INDEXED BY feed_items_unread
-                   WHERE u.recipient = \(wallet) AND u.read = 0 AND u.spam = 0) END
-        """
-    }
-}
-
 /// A broadcast as set-based statements: every subscriber passing the plan's filter gets an item, and every
 /// binding of those not muted a push (a hundred thousand subscribers never cross into Swift one by one).
 /// The sids are contiguous: one statement under the write lock, AUTOINCREMENT counting up.
@@ -120,12 +106,13 @@ enum BroadcastSQL {
         guard count > 0 else { return NotificationReceipt(sids: [], spam: 0, pushes: 0, filtered: filtered) }
         let last = items.lastInsertedRowID
         let first = last - count + 1
+        try UnreadCounterSQL.addOneForEachItem(first, through: last, in: db)
         let anyMuted =
             try RawStatement(
                 db, "SELECT 1 FROM subscriptions WHERE channel = ? AND muted_until > 0 AND muted_until > ? LIMIT 1",
                 .address(channel), .integer(rules.mutedAt)
             ).integer() != nil
-        let badge = BadgeSQL.count("?", wallet: "f.recipient", platform: "b.platform")
+        let badge = UnreadCounterSQL.badge("?", wallet: "f.recipient", platform: "b.platform")
         let pushes: RawStatement
         if anyMuted {
             pushes = try RawStatement(

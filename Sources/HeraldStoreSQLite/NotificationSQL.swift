@@ -84,12 +84,13 @@ enum NotificationSQL {
             try item.execute()
             let sid = item.lastInsertedRowID
             sids.append(sid)
+            if !planned.spam { try UnreadCounterSQL.add(1, to: planned.wallet, in: db) }
             guard planned.pushed else { continue }
             let pushes = try RawStatement(
                 db,
                 """
                 INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
-                SELECT ?, wallet, platform, device_token, ?, ?, \(BadgeSQL.count("?", wallet: "wallet", platform: "platform"))
+                SELECT ?, wallet, platform, device_token, ?, ?, \(UnreadCounterSQL.badge("?", wallet: "wallet", platform: "platform"))
                 FROM bindings WHERE wallet = ?
                 """, .integer(sid), .integer(queuedAt), .integer(queuedAt), .integer(badges ? 1 : 0),
                 .address(planned.wallet))

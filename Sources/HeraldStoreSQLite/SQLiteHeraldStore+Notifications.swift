@@ -16,7 +16,7 @@ extension SQLiteHeraldStore {
             count.bind(1, wallet.bytes)
             count.bind(2, spam ? 1 : 0)
             let total = Int(try count.integer() ?? 0)
-            let unread = try SubscriberControlReads.unread(of: wallet, in: db)
+            let unread = try UnreadCounterSQL.unread(of: wallet, in: db)
             guard total > offset else { return FeedPage(entries: [], total: total, unread: unread) }
             let page = try RawStatement(
                 db,

@@ -98,7 +98,7 @@ extension SQLiteHeraldStore {
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT sid, notification FROM feed_items f WHERE \(clause)
+                        SELECT sid, notification, recipient, read = 0 AND spam = 0 FROM feed_items f WHERE \(clause)
                           AND NOT EXISTS (SELECT 1 FROM push_outbox o WHERE o.sid = f.sid AND o.status = 'queued')
                         LIMIT \(RetentionBatch.rows)
                         """, arguments: arguments)
@@ -108,6 +108,12 @@ extension SQLiteHeraldStore {
                 try db.execute(
                     sql: "DELETE FROM feed_items WHERE sid IN (SELECT value FROM json_each(?))",
                     arguments: [Self.jsonArray(sids)])
+                // The unread items deleted leave their wallets' numbers (UnreadCounterSQL).
+                var unreadGone: [Data: Int64] = [:]
+                for row in rows where (row[3] as Int64) != 0 { unreadGone[row[2] as Data, default: 0] += 1 }
+                for (wallet, count) in unreadGone {
+                    try UnreadCounterSQL.add(-count, to: try EthereumAddress(bytes: Array(wallet)), in: db)
+                }
                 try db.execute(
                     sql: """
                         DELETE FROM notifications WHERE id IN (SELECT value FROM json_each(?))

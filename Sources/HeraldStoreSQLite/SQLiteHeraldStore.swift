@@ -287,13 +287,15 @@ public final class SQLiteHeraldStore: HeraldStore {
 
     public func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] {
         try await read { db in
-            // The wallet's unread items per channel: entries of `feed_items_unread`, grouped by sender.
+            // The wallet's unread items per channel: its items that are not spam (at most the feed's
+            // retention.feedItemsPerWallet), grouped by sender. A listing is rare beside the pushes that
+            // read the total, which is kept as a number instead (UnreadCounterSQL).
             let unread = try RawStatement(
                 db,
                 """
-                SELECT n.channel, COUNT(*) FROM feed_items f INDEXED BY feed_items_unread
+                SELECT n.channel, COUNT(*) FROM feed_items f INDEXED BY feed_items_by_recipient
                 JOIN notifications n ON n.id = f.notification
-                WHERE f.recipient = ? AND f.read = 0 AND f.spam = 0 GROUP BY n.channel
+                WHERE f.recipient = ? AND f.spam = 0 AND f.read = 0 GROUP BY n.channel
                 """, .address(subscriber)
             ).rows { (try EthereumAddress(bytes: $0.blob(0)), Int($0.integer(1))) }
             let unreadByChannel = Dictionary(unread, uniquingKeysWith: +)

@@ -137,34 +137,34 @@ enum SubscriberControlSQL {
             -> SubscriberControlOutcome
         {
             guard try spend(batch: &batch) else { return .replayed }
-            let before = try SubscriberControlReads.unread(of: change.wallet, in: db)
+            let before = try UnreadCounterSQL.unread(of: change.wallet, in: db)
+            // Items that are not spam and those that are, apart: only the first count (and both walk
+            // feed_items_by_recipient (recipient, spam, sid) to the mark).
+            var markedUnread: Int64 = 0
             if change.upTo > 0 {
-                // Unread items through their partial index, spam through (recipient, spam, sid): left to
-                // itself SQLite walked every item of the wallet through feed_items_by_recipient.
-                try RawStatement(
-                    db,
-                    """
-                    UPDATE feed_items SET read = 1
-                    WHERE sid IN (SELECT sid FROM feed_items INDEXED BY feed_items_unread
-                                  WHERE recipient = ? AND read = 0 AND spam = 0 AND sid <= ?)
-                    """, .address(change.wallet), .integer(change.upTo)
-                ).execute()
-                try RawStatement(
-                    db, "UPDATE feed_items SET read = 1 WHERE recipient = ? AND spam = 1 AND sid <= ? AND read = 0",
-                    .address(change.wallet), .integer(change.upTo)
-                ).execute()
+                for spam in [Int64(0), 1] {
+                    let mark = try RawStatement(
+                        db, "UPDATE feed_items SET read = 1 WHERE recipient = ? AND spam = ? AND sid <= ? AND read = 0",
+                        .address(change.wallet), .integer(spam), .integer(change.upTo))
+                    try mark.execute()
+                    if spam == 0 { markedUnread += Int64(mark.changes) }
+                }
             }
             if !change.sids.isEmpty {
                 let sids = JSONValue.array(change.sids.map { .number(String($0)) }).jsonText
-                try RawStatement(
-                    db,
-                    """
-                    UPDATE feed_items SET read = 1
-                    WHERE sid IN (SELECT value FROM json_each(?)) AND recipient = ? AND read = 0
-                    """, .text(sids), .address(change.wallet)
-                ).execute()
+                for spam in [Int64(0), 1] {
+                    let mark = try RawStatement(
+                        db,
+                        """
+                        UPDATE feed_items SET read = 1
+                        WHERE sid IN (SELECT value FROM json_each(?)) AND recipient = ? AND spam = ? AND read = 0
+                        """, .text(sids), .address(change.wallet), .integer(spam))
+                    try mark.execute()
+                    if spam == 0 { markedUnread += Int64(mark.changes) }
+                }
             }
-            let after = try SubscriberControlReads.unread(of: change.wallet, in: db)
+            try UnreadCounterSQL.add(-markedUnread, to: change.wallet, in: db)
+            let after = before - Int(markedUnread)
             let bindings = try SubscriberControlReads.bindings(of: change.wallet, in: db)
             let pushes = SubscriberControlPlanner.readSyncPushes(
                 before: before, after: after, bindings: bindings, policy: change.policy)
@@ -235,18 +235,6 @@ enum SubscriberControlReads {
             .address(channel), .address(subscriber)
         ).rows { ($0.text(0), $0.integer(1)) }
         return Dictionary(rows, uniquingKeysWith: { _, last in last })
-    }
-
-    /// The wallet's unread items that are not spam: entries of the partial index `feed_items_unread`.
-    static func unread(of wallet: EthereumAddress, in db: Database) throws -> Int {
-        Int(
-            try RawStatement(
-                db,
-                """
-                SELECT COUNT(*) FROM feed_items INDEXED BY feed_items_unread
-                WHERE recipient = ? AND read = 0 AND spam = 0
-                """, .address(wallet)
-            ).integer() ?? 0)
     }
 
     static func bindings(of wallet: EthereumAddress, in db: Database) throws -> [DeviceBindingRecord] {

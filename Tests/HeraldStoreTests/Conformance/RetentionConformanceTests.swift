@@ -80,6 +80,43 @@ import Testing
         }
     }
 
+    /// A wallet's unread number (feeds, badges, read marks: docs/protocol.md §10) loses the unread items
+    /// retention deletes that are not spam, and only those: a read item or a spam one changes nothing.
+    @Test(arguments: StoreBackend.available)
+    func theUnreadNumberLosesOnlyTheUnreadItemsDeleted(_ backend: StoreBackend) async throws {
+        try await backend.withDatabase { database in
+            let store = try await database.openStore()
+            try await store.saveChannel(
+                ChannelRecord(address: Fixtures.other.address, name: "Desk", icon: "i", url: "u", createdAt: 1))
+            // No binding: no push holds an item back. The stranger is not subscribed: its item is spam.
+            let reader = Fixtures.subscriber(7)
+            let stranger = Fixtures.subscriber(8).address
+            _ = try await store.apply(Fixtures.subscription(key: reader, nonce: 1))
+            let draft = NotificationDraft(title: "t", body: "b")
+            var sids: [Int64] = []
+            for nonce in 2...6 {
+                sids += try await Self.sids(
+                    store.submit(Fixtures.submission(draft.broadcastPayload(), nonce: UInt64(nonce))))
+            }
+            let both = draft.targetedPayload(to: [reader.address, stranger])
+            sids += try await Self.sids(store.submit(Fixtures.submission(both, nonce: 7))).prefix(1)
+            #expect(try await store.feed(of: reader.address, spam: false, limit: 10, offset: 0).unread == 6)
+            #expect(
+                try await store.apply(Fixtures.readMark(reader, sids: [sids[0]], nonce: 8))
+                    == .marked(unread: 5, pushes: 0))
+            // The four oldest go: one read, three unread.
+            _ = try await store.pruneFeedItems(beyondNewest: 2, receivedAfter: 0, limit: 100)
+            let feed = try await store.feed(of: reader.address, spam: false, limit: 10, offset: 0)
+            #expect(feed.entries.map(\.notification.sid) == [sids[5], sids[4]])
+            #expect(feed.unread == 2 && feed.entries.allSatisfy { !$0.read })
+            #expect(try await store.feed(of: stranger, spam: true, limit: 10, offset: 0).total == 1)
+            #expect(try await store.feed(of: stranger, spam: false, limit: 10, offset: 0).unread == 0)
+            #expect(
+                try await store.apply(Fixtures.readMark(reader, upTo: sids[5], nonce: 9))
+                    == .marked(unread: 0, pushes: 0))
+        }
+    }
+
     private static func sids(_ outcome: NotificationOutcome) throws -> [Int64] {
         guard case .accepted(let receipt) = outcome else { throw StoreError("not accepted: \(outcome)") }
         return receipt.sids
