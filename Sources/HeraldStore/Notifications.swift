@@ -3,6 +3,9 @@ public import HeraldCore
 /// A verified Notification with its parsed §4.1 payload, ready to store.
 public struct NotificationSubmission: Sendable {
     public let channel: EthereumAddress
+    /// Who signed: the channel, or one of its delegates (docs/protocol.md §11.1), whose nonce it spends and
+    /// whose public key it is.
+    public let signer: EthereumAddress
     public let publicKey: PublicKey
     public let payload: NotificationPayload
     public let nonce: UInt256
@@ -16,10 +19,12 @@ public struct NotificationSubmission: Sendable {
 
     public init(
         channel: EthereumAddress, publicKey: PublicKey, payload: NotificationPayload, nonce: UInt256,
-        nonceRetainedUntil: Int64, now: Int64, epoch: Int64, policy: DeliveryPolicy = DeliveryPolicy()
+        nonceRetainedUntil: Int64, now: Int64, epoch: Int64, policy: DeliveryPolicy = DeliveryPolicy(),
+        signer: EthereumAddress? = nil
     ) {
         self.policy = policy
         self.channel = channel
+        self.signer = signer ?? channel
         self.publicKey = publicKey
         self.payload = payload
         self.nonce = nonce
@@ -34,8 +39,11 @@ public enum NotificationOutcome: Sendable, Hashable {
     case accepted(NotificationReceipt)
     /// The signer is not a known channel: nothing changed, the nonce is not spent.
     case unknownChannel
-    /// The (channel, nonce) pair was already used: nothing changed.
+    /// The (signer, nonce) pair was already used: nothing changed.
     case replayed
+    /// Signed by an address that is neither the channel nor one of its current delegates
+    /// (`signature_mismatch`, docs/protocol.md §11.1): nothing changed, the nonce is not spent.
+    case notDelegate
     /// The payload's `setting` does not fit the channel's list (`invalid_payload`): nothing changed.
     case refusedSetting(OperationRejection)
     /// A broadcast found its channel's bucket empty (docs/protocol.md §10): nothing changed, the nonce is

@@ -73,12 +73,18 @@ public struct PushReport: Sendable, Hashable {
 
     public let sid: Int64
     public let channel: EthereumAddress
+    /// Who signed the notification: the channel, or the delegate that sent it (docs/protocol.md §11.1).
+    public let signer: EthereumAddress
     public let recipient: EthereumAddress
     public let pushes: [Push]
 
-    public init(sid: Int64, channel: EthereumAddress, recipient: EthereumAddress, pushes: [Push]) {
+    public init(
+        sid: Int64, channel: EthereumAddress, signer: EthereumAddress? = nil, recipient: EthereumAddress,
+        pushes: [Push]
+    ) {
         self.sid = sid
         self.channel = channel
+        self.signer = signer ?? channel
         self.recipient = recipient
         self.pushes = pushes
     }

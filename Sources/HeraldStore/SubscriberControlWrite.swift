@@ -1,8 +1,9 @@
 package import HeraldCore
 
-/// One of docs/protocol.md §10's operations, as a backend's writer queues it.
+/// One of docs/protocol.md §10's operations, or §11.1's Delegate, as a backend's writer queues it.
 package enum SubscriberControlWrite: Sendable, Hashable {
     case channelSettings(ChannelSettingsChange)
+    case delegate(DelegateChange)
     case subscriberSettings(SubscriberSettingsChange)
     case mute(MuteChange)
     case readMark(ReadMarkChange)
@@ -11,6 +12,7 @@ package enum SubscriberControlWrite: Sendable, Hashable {
     package var signer: EthereumAddress {
         switch self {
         case .channelSettings(let change): return change.channel
+        case .delegate(let change): return change.channel
         case .subscriberSettings(let change): return change.subscriber
         case .mute(let change): return change.subscriber
         case .readMark(let change): return change.wallet
@@ -20,6 +22,7 @@ package enum SubscriberControlWrite: Sendable, Hashable {
     package var signed: SignedChange {
         switch self {
         case .channelSettings(let change): return change.signed
+        case .delegate(let change): return change.signed
         case .subscriberSettings(let change): return change.signed
         case .mute(let change): return change.signed
         case .readMark(let change): return change.signed
@@ -30,6 +33,7 @@ package enum SubscriberControlWrite: Sendable, Hashable {
 /// What a backend's writer answers for a ``SubscriberControlWrite``.
 package enum SubscriberControlOutcome: Sendable, Hashable {
     case channelSettings(ChannelSettingsOutcome)
+    case delegate(DelegateOutcome)
     case subscriberSettings(SubscriberSettingsOutcome)
     case mute(MuteOutcome)
     case readMark(ReadMarkOutcome)
@@ -39,6 +43,14 @@ package enum SubscriberControlOutcome: Sendable, Hashable {
     package var channelSettings: ChannelSettingsOutcome? {
         switch self {
         case .channelSettings(let outcome): return outcome
+        case .replayed: return .replayed
+        default: return nil
+        }
+    }
+
+    package var delegate: DelegateOutcome? {
+        switch self {
+        case .delegate(let outcome): return outcome
         case .replayed: return .replayed
         default: return nil
         }

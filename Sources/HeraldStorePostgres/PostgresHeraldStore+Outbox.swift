@@ -126,10 +126,15 @@ extension PostgresHeraldStore {
         try await perform { [self] in
             let item = try await client.query(
                 """
-                SELECT n.channel, f.recipient FROM feed_items f JOIN notifications n ON n.id = f.notification
+                SELECT n.channel, f.recipient, n.signer FROM feed_items f JOIN notifications n ON n.id = f.notification
                 WHERE f.sid = \(sid)
                 """, logger: logger
-            ).rows { (channel: try $0.address(0), recipient: try $0.address(1)) }.first
+            ).rows { row in
+                (
+                    channel: try row.address(0), recipient: try row.address(1),
+                    signer: try row.cellIsNull(2) ? nil : try row.address(2)
+                )
+            }.first
             guard let item else { return nil }
             let pushes = try await client.query(
                 "SELECT platform, status, attempts, last_error FROM push_outbox WHERE sid = \(sid) ORDER BY id",
@@ -139,7 +144,8 @@ extension PostgresHeraldStore {
                     platform: try row.platform(0), status: try row.text(1), attempts: Int(try row.int(2)),
                     lastError: try row.optionalText(3))
             }
-            return PushReport(sid: sid, channel: item.channel, recipient: item.recipient, pushes: pushes)
+            return PushReport(
+                sid: sid, channel: item.channel, signer: item.signer, recipient: item.recipient, pushes: pushes)
         }
     }
 

@@ -57,6 +57,7 @@ extension PostgresWriteSQL {
         let outcome: SubscriberControlOutcome?
         switch write {
         case .channelSettings(let change): outcome = try await apply(change, digest: digest)
+        case .delegate(let change): outcome = try await apply(change, digest: digest)
         case .subscriberSettings(let change): outcome = try await apply(change, digest: digest)
         case .mute(let change): outcome = try await apply(change, digest: digest)
         case .readMark(let change): outcome = try await apply(change, digest: digest)
@@ -210,7 +211,9 @@ extension SubscriberControlOutcome {
     /// Whether the operation was refused (nothing written, no key to remember) or applied.
     var kind: Kind {
         switch self {
-        case .channelSettings(.saved), .subscriberSettings(.saved), .mute(.muted), .readMark(.marked): return .applied
+        case .channelSettings(.saved), .delegate(.applied), .subscriberSettings(.saved), .mute(.muted),
+            .readMark(.marked):
+            return .applied
         default: return .refusal
         }
     }

@@ -9,7 +9,7 @@ import PostgresNIO
 /// All of it commits together or not at all.
 extension PostgresWriteSQL {
     mutating func submit(_ submission: NotificationSubmission) async throws -> NotificationOutcome {
-        let digest = NonceDigest(signer: submission.channel, nonce: submission.nonce).bytes
+        let digest = NonceDigest(signer: submission.signer, nonce: submission.nonce).bytes
         let facts = try await notificationFacts(submission, digest: digest)
         // Replay first, whatever the plan would be.
         if facts.spent { return .replayed }
@@ -17,11 +17,12 @@ extension PostgresWriteSQL {
         switch NotificationPlanner.plan(submission, facts: facts.read) {
         case .deliver(let planned): delivery = planned
         case .refuseUnknownChannel: return .unknownChannel
+        case .refuseNotDelegate: return .notDelegate
         case .refuseSetting(let rejection): return .refusedSetting(rejection)
         case .refuseBroadcastLimit(let retryAfter): return .broadcastLimited(retryAfter: retryAfter)
         }
         guard try await spend(digest, retainedUntil: submission.nonceRetainedUntil) else { return .replayed }
-        let notification = try await insert(delivery.stored, channel: submission.channel)
+        let notification = try await insert(delivery.stored, channel: submission.channel, signer: submission.signer)
         try await write(delivery.buckets, channel: submission.channel)
         let receipt: NotificationReceipt
         switch delivery.recipients {
@@ -35,12 +36,13 @@ extension PostgresWriteSQL {
                 sids: written.sids, spam: items.filter(\.spam).count, pushes: written.pushes, filtered: filtered,
                 throttled: throttled, muted: items.filter(\.muted).count)
         }
-        try await remember(submission.publicKey, of: submission.channel, now: submission.now)
+        try await remember(submission.publicKey, of: submission.signer, now: submission.now)
         return .accepted(receipt)
     }
 
-    /// Whether the nonce is spent, the channel with its settings and broadcast bucket, and for each named
-    /// recipient: whether it subscribes, its mute, its choice of the named setting and its bucket.
+    /// Whether the nonce is spent, the channel with its settings and broadcast bucket, whether the signer is
+    /// a delegate of it (read under the channel's advisory lock, which a Delegate change takes too), and for
+    /// each named recipient: whether it subscribes, its mute, its choice of the named setting and its bucket.
     private func notificationFacts(
         _ submission: NotificationSubmission, digest: [UInt8]
     ) async throws -> (spent: Bool, read: NotificationFacts) {
@@ -48,25 +50,34 @@ extension PostgresWriteSQL {
         let row = try await connection.query(
             """
             SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(bytea(digest))), c.name, c.icon, c.url, c.created_at,
-                   c.settings, c.broadcast_full_at
+                   c.settings, c.broadcast_full_at,
+                   EXISTS (SELECT 1 FROM delegates d
+                           WHERE d.channel = \(channelAddress) AND d.delegate = \(bytea(submission.signer)))
             FROM (SELECT 1) AS one LEFT JOIN channels c ON c.address = \(channelAddress)
             """, logger: logger
         ).rows { columns in
             let spent = try columns.bool(0)
-            guard let name = try columns.optionalText(1) else { return (spent, nil as (ChannelRecord, String, Int64)?) }
+            guard let name = try columns.optionalText(1) else {
+                return (spent, nil as (ChannelRecord, String, Int64, Bool)?)
+            }
             let channel = ChannelRecord(
                 address: submission.channel, name: name, icon: try columns.text(2), url: try columns.text(3),
                 createdAt: try columns.int(4))
-            return (spent, (channel, try columns.text(5), try columns.int(6)))
+            return (spent, (channel, try columns.text(5), try columns.int(6), try columns.bool(7)))
         }.first
         guard let (spent, found) = row else { throw StoreError("the notification facts returned no row") }
-        guard !spent, let (channel, settingsText, broadcastBucket) = found else {
+        guard !spent, let (channel, settingsText, broadcastBucket, signerIsDelegate) = found else {
             return (spent, NotificationFacts(channel: nil))
         }
         let settings = try PostgresControlReads.stored(settingsText)
         let named = NotificationPlanner.namedRecipients(of: submission)
         guard !named.isEmpty else {
-            return (false, NotificationFacts(channel: channel, settings: settings, broadcastBucket: broadcastBucket))
+            return (
+                false,
+                NotificationFacts(
+                    channel: channel, settings: settings, broadcastBucket: broadcastBucket,
+                    signerIsDelegate: signerIsDelegate)
+            )
         }
         let setting = submission.payload.setting?.id ?? ""
         let rows = try await connection.query(
@@ -91,7 +102,7 @@ extension PostgresWriteSQL {
             false,
             NotificationFacts(
                 channel: channel, settings: settings, followers: followers, walletBuckets: buckets,
-                broadcastBucket: broadcastBucket)
+                broadcastBucket: broadcastBucket, signerIsDelegate: signerIsDelegate)
         )
     }
 
@@ -110,14 +121,18 @@ extension PostgresWriteSQL {
             """)
     }
 
-    private func insert(_ stored: StoredNotification, channel: EthereumAddress) async throws -> Int64 {
+    /// The notification row; `signer` is kept only when a delegate signed (NULL: the channel).
+    private func insert(
+        _ stored: StoredNotification, channel: EthereumAddress, signer: EthereumAddress
+    ) async throws -> Int64 {
         guard let type = Int16(exactly: stored.type) else { throw StoreError("unknown notification type") }
+        let delegate = signer == channel ? nil : bytea(signer)
         let id = try await connection.query(
             """
-            INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch)
+            INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch, signer)
             VALUES (\(bytea(channel)), \(type), \(stored.title), \(stored.body), \(stored.app), \(stored.icon),
                     \(stored.url), \(stored.subject), \(stored.message), \(stored.callToAction), \(stored.image),
-                    \(stored.epoch))
+                    \(stored.epoch), \(delegate))
             RETURNING id
             """, logger: logger
         ).rows { try $0.int(0) }.first

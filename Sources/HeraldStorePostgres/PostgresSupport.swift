@@ -28,6 +28,8 @@ struct Columns {
 
     func bool(_ index: Int) throws -> Bool { try cell(index).decode(Bool.self) }
 
+    func cellIsNull(_ index: Int) throws -> Bool { try cell(index).bytes == nil }
+
     func bytes(_ index: Int) throws -> [UInt8] {
         var buffer = try cell(index).decode(ByteBuffer.self)
         return buffer.readBytes(length: buffer.readableBytes) ?? []

@@ -19,10 +19,21 @@ enum PostgresWrite: Sendable {
         switch self {
         case .device(let change): return change.wallet
         case .subscription(let change): return change.subscriber
-        case .notification(let submission): return submission.channel
+        case .notification(let submission): return submission.signer
         case .control(let write): return write.signer
         case .publicKey(_, let wallet, _): return wallet
         }
+    }
+
+    /// The wallets whose advisory locks the write takes: its signer's, and for a delegate's send the
+    /// channel's too (every send of a channel and every Delegate change of it take the channel's lock,
+    /// so a removal and a send by that delegate never overlap: docs/protocol.md §11.1).
+    var lockedWallets: [EthereumAddress] {
+        guard needsSignerLock else { return [] }
+        if case .notification(let submission) = self, submission.signer != submission.channel {
+            return [submission.channel, submission.signer]
+        }
+        return [signer]
     }
 
     /// Whether the write spends a nonce or counts rows under its signer's advisory lock. A key's insert
@@ -76,7 +87,7 @@ struct PostgresWriteSQL {
     /// Takes the advisory locks of the batch's signers, in key order so that two nodes' batches never
     /// wait on each other in a cycle.
     func lockSigners(of writes: [PostgresWrite]) async throws {
-        let keys = Array(Set(writes.filter(\.needsSignerLock).map { walletLockKey($0.signer) })).sorted()
+        let keys = Array(Set(writes.flatMap(\.lockedWallets).map(walletLockKey))).sorted()
         guard !keys.isEmpty else { return }
         try await run(
             """

@@ -21,6 +21,15 @@ enum NotificationFactsSQL {
             return NotificationFacts(channel: nil)
         }
         let settings = try SubscriberControlReads.stored(settingsText)
+        // A delegate's send (docs/protocol.md §11.1): the single writer orders it with every Delegate change.
+        var signerIsDelegate = false
+        if submission.signer != submission.channel {
+            signerIsDelegate =
+                try RawStatement(
+                    db, "SELECT 1 FROM delegates WHERE channel = ? AND delegate = ?", .address(submission.channel),
+                    .address(submission.signer)
+                ).integer() != nil
+        }
         // A point lookup each on the subscriptions' and choices' keys (at most a thousand, in the writer's
         // transaction; SQLite before 3.41 has no `unhex` to take them as one array without losing the index).
         let setting = submission.payload.setting?.id ?? ""
@@ -45,7 +54,7 @@ enum NotificationFactsSQL {
         }
         return NotificationFacts(
             channel: channel, settings: settings, followers: followers, walletBuckets: buckets,
-            broadcastBucket: broadcastBucket)
+            broadcastBucket: broadcastBucket, signerIsDelegate: signerIsDelegate)
     }
 
     static func write(_ buckets: BucketUpdates, channel: EthereumAddress, in db: Database) throws {

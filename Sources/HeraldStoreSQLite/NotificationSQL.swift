@@ -11,7 +11,7 @@ enum NotificationSQL {
         _ submission: NotificationSubmission, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
         batch: inout DeviceChangeSQL.BatchNonces
     ) throws -> NotificationOutcome {
-        let digest = NonceDigest(signer: submission.channel, nonce: submission.nonce)
+        let digest = NonceDigest(signer: submission.signer, nonce: submission.nonce)
         // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
         if batch.contains(digest) || ledger.contains(digest) { return .replayed }
         let facts = try NotificationFactsSQL.read(submission, in: db)
@@ -19,13 +19,14 @@ enum NotificationSQL {
         switch NotificationPlanner.plan(submission, facts: facts) {
         case .deliver(let planned): delivery = planned
         case .refuseUnknownChannel: return .unknownChannel
+        case .refuseNotDelegate: return .notDelegate
         case .refuseSetting(let rejection): return .refusedSetting(rejection)
         case .refuseBroadcastLimit(let retryAfter): return .broadcastLimited(retryAfter: retryAfter)
         }
         guard
             try DeviceChangeSQL.spend(digest, retainedUntil: submission.nonceRetainedUntil, in: db, batch: &batch)
         else { return .replayed }
-        let notification = try insert(delivery.stored, channel: submission.channel, in: db)
+        let notification = try insert(delivery.stored, submission: submission, in: db)
         try NotificationFactsSQL.write(delivery.buckets, channel: submission.channel, in: db)
         let receipt: NotificationReceipt
         switch delivery.recipients {
@@ -41,20 +42,22 @@ enum NotificationSQL {
                 throttled: throttled, muted: items.filter(\.muted).count)
         }
         try DeviceChangeSQL.remember(
-            submission.publicKey, of: submission.channel, now: submission.now, in: db, knownKeys: knownKeys,
+            submission.publicKey, of: submission.signer, now: submission.now, in: db, knownKeys: knownKeys,
             batch: &batch)
         return .accepted(receipt)
     }
 
-    private static func insert(_ stored: StoredNotification, channel: EthereumAddress, in db: Database) throws -> Int64
-    {
+    /// The notification row; `signer` is kept only when a delegate signed (NULL: the channel).
+    private static func insert(
+        _ stored: StoredNotification, submission: NotificationSubmission, in db: Database
+    ) throws -> Int64 {
         let insert = try RawStatement(
             db,
             """
-            INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch, signer)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        insert.bind(1, channel.bytes)
+        insert.bind(1, submission.channel.bytes)
         insert.bind(2, stored.type)
         insert.bind(3, stored.title)
         insert.bind(4, stored.body)
@@ -66,6 +69,7 @@ enum NotificationSQL {
         insert.bind(10, stored.callToAction)
         insert.bind(11, stored.image)
         insert.bind(12, stored.epoch)
+        if submission.signer != submission.channel { insert.bind(13, submission.signer.bytes) }
         try insert.execute()
         return insert.lastInsertedRowID
     }

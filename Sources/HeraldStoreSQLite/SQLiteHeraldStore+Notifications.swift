@@ -235,16 +235,21 @@ extension SQLiteHeraldStore {
             let item = try RawStatement(
                 db,
                 """
-                SELECT n.channel, f.recipient FROM feed_items f JOIN notifications n ON n.id = f.notification
+                SELECT n.channel, f.recipient, n.signer FROM feed_items f JOIN notifications n ON n.id = f.notification
                 WHERE f.sid = ?
                 """)
             item.bind(1, sid)
-            guard let (channel, recipient) = try item.rows({ ($0.blob(0), $0.blob(1)) }).first else { return nil }
+            guard
+                let (channel, recipient, signer) = try item.rows({
+                    ($0.blob(0), $0.blob(1), $0.isNull(2) ? nil : $0.blob(2))
+                }).first
+            else { return nil }
             let pushes = try RawStatement(
                 db, "SELECT platform, status, attempts, last_error FROM push_outbox WHERE sid = ? ORDER BY id")
             pushes.bind(1, sid)
             return PushReport(
                 sid: sid, channel: try EthereumAddress(bytes: channel),
+                signer: try signer.map { try EthereumAddress(bytes: $0) },
                 recipient: try EthereumAddress(bytes: recipient),
                 pushes: try pushes.rows { row in
                     guard let platform = Platform(rawValue: row.text(0)) else {

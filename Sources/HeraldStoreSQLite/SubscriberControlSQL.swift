@@ -17,6 +17,7 @@ enum SubscriberControlSQL {
         let outcome: SubscriberControlOutcome
         switch write {
         case .channelSettings(let change): outcome = try session.apply(change, batch: &batch)
+        case .delegate(let change): outcome = try session.apply(change, batch: &batch)
         case .subscriberSettings(let change): outcome = try session.apply(change, batch: &batch)
         case .mute(let change): outcome = try session.apply(change, batch: &batch)
         case .readMark(let change): outcome = try session.apply(change, batch: &batch)
@@ -64,6 +65,23 @@ enum SubscriberControlSQL {
             ).execute()
             try dropChoices(of: change.channel, except: kept)
             return .channelSettings(.saved(list))
+        }
+
+        mutating func apply(
+            _ change: DelegateChange, batch: inout DeviceChangeSQL.BatchNonces
+        ) throws -> SubscriberControlOutcome {
+            let plan = try DelegatesSQL.plan(change, in: db)
+            let status: DelegateStatus
+            switch plan {
+            case .refuseUnknownChannel: return .delegate(.unknownChannel)
+            case .refuseTooMany: return .delegate(.tooMany)
+            case .keep(let kept): status = kept
+            case .insert: status = .added
+            case .delete: status = .removed
+            }
+            guard try spend(batch: &batch) else { return .replayed }
+            try DelegatesSQL.write(plan, change, in: db)
+            return .delegate(.applied(status))
         }
 
         /// Deletes the channel's choices a new list no longer allows: of settings not kept, or outside the

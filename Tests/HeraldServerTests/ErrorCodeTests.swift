@@ -307,6 +307,8 @@ struct FailingStore: HeraldStore {
     func apply(_ change: MuteChange) async throws -> MuteOutcome { throw failure }
     func apply(_ change: ReadMarkChange) async throws -> ReadMarkOutcome { throw failure }
     func channelSettings(of channel: EthereumAddress) async throws -> ChannelSettingsList? { throw failure }
+    func apply(_ change: DelegateChange) async throws -> DelegateOutcome { throw failure }
+    func delegates(of channel: EthereumAddress) async throws -> [EthereumAddress] { throw failure }
     func close() async throws {}
     func prepareToServe() async throws -> Int { throw failure }
     func run() async throws {}

@@ -1,5 +1,5 @@
 /// A channel's signed notification; `payload` is the exact JSON text of docs/protocol.md §4.1, signed as a
-/// string. Signed by `channel`.
+/// string. Signed by `channel` or by one of its delegates (§11.1).
 public struct NotificationOperation: SignedOperation {
     public static let schema = OperationSchema(
         primaryType: "Notification",
@@ -44,4 +44,5 @@ public struct NotificationOperation: SignedOperation {
 
     public var claimedSigner: EthereumAddress { channel }
     public var nonce: UInt256? { nonceValue }
+    public static var acceptsDelegates: Bool { true }
 }

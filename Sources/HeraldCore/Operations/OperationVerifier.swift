@@ -2,7 +2,8 @@
 public struct VerifiedOperation<Operation: SignedOperation>: Sendable {
     public let operation: Operation
     public let scheme: SignatureScheme
-    /// The recovered signer, equal to `operation.claimedSigner`.
+    /// The recovered signer: `operation.claimedSigner`, or for an operation that accepts delegates
+    /// possibly another address, which the store must find to be a delegate (docs/protocol.md §11.1).
     public let signer: EthereumAddress
     /// The recovered public key (what `GET /v1/users/{wallet}/pubkey` serves).
     public let publicKey: PublicKey
@@ -92,7 +93,7 @@ public struct OperationVerifier: Sendable {
                 throw OperationRejection(.badSignature, error.reason)
             }
             let signer = publicKey.address
-            guard signer == operation.claimedSigner else {
+            guard signer == operation.claimedSigner || Operation.acceptsDelegates else {
                 throw OperationRejection(
                     .signatureMismatch,
                     "the signature does not recover to \(operation.claimedSigner) on chain \(domain.chainId)")

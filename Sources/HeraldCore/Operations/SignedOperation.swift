@@ -5,8 +5,12 @@ public protocol SignedOperation: Sendable, Hashable {
 
     /// Field values in the order of `schema.fields`.
     var fieldValues: [OperationField] { get }
-    /// The address the signature must recover to.
+    /// The address the signature must recover to (or, with `acceptsDelegates`, a delegate of it).
     var claimedSigner: EthereumAddress { get }
+    /// Whether a signature by another address passes step 3 of docs/protocol.md §2.3: a Notification's,
+    /// which one of the channel's delegates may sign (§11.1). The store decides whether that address is
+    /// a current delegate, in the send's own transaction.
+    static var acceptsDelegates: Bool { get }
     var audience: String { get }
     /// The replay nonce, for operations that carry one.
     var nonce: UInt256? { get }
@@ -19,6 +23,8 @@ public protocol SignedOperation: Sendable, Hashable {
 
 extension SignedOperation {
     public static var primaryType: String { schema.primaryType }
+
+    public static var acceptsDelegates: Bool { false }
 
     /// Parses and validates a `message` JSON object.
     public init(message: JSONValue) throws(OperationRejection) {

@@ -32,6 +32,8 @@ public enum RouteTable {
     public static let subscriberSettings = Route(method: .post, path: "/v1/subscriber-settings")
     public static let mutes = Route(method: .post, path: "/v1/mutes")
     public static let read = Route(method: .post, path: "/v1/read")
+    /// docs/protocol.md §11.
+    public static let delegates = Route(method: .post, path: "/v1/delegates")
     public static let relayToken = Route(method: .post, path: "/v1/relay/token")
     public static let relayPushes = Route(method: .post, path: "/v1/relay/pushes")
     public static let relayUsage = Route(method: .get, path: "/v1/relay/usage")
@@ -50,8 +52,8 @@ public enum RouteTable {
     public static let all: [Route] =
         [
             info, devices, webpush, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds,
-            notificationStatus, channelSettings, subscriberSettings, mutes, read, relayToken, relayPushes, relayUsage,
-            health, metrics,
+            notificationStatus, channelSettings, subscriberSettings, mutes, read, delegates, relayToken, relayPushes,
+            relayUsage, health, metrics,
         ] + bisq
 
     /// The routes a server with these settings answers: a route turned off is unknown (404), not 405.

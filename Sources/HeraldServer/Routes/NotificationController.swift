@@ -51,15 +51,20 @@ struct NotificationController: Sendable {
         let submission = NotificationSubmission(
             channel: operation.channel, publicKey: verified.publicKey, payload: payload, nonce: operation.nonceValue,
             nonceRetainedUntil: signed.nonceRetention(expiresAt: operation.expiresAt), now: now,
-            epoch: signed.millisecondClock(), policy: policy)
+            epoch: signed.millisecondClock(), policy: policy, signer: verified.signer)
         let outcome = try await StoreCall.run(context) { try await store.submit(submission) }
         switch outcome {
         case .unknownChannel:
             signed.metrics.recordRejection(.forbidden)
             throw APIError(.forbidden, "\(operation.channel) is not a channel on this server")
+        case .notDelegate:
+            signed.metrics.recordRejection(.signatureMismatch)
+            throw APIError(
+                .signatureMismatch,
+                "the signature recovers to \(verified.signer), neither \(operation.channel) nor one of its delegates")
         case .replayed:
             signed.metrics.recordRejection(.replayed)
-            throw APIError(.replayed, "this nonce was already used by \(operation.channel)")
+            throw APIError(.replayed, "this nonce was already used by \(verified.signer)")
         case .refusedSetting(let rejection):
             signed.metrics.recordRejection(rejection.code)
             throw APIError(rejection)
@@ -141,8 +146,8 @@ struct NotificationController: Sendable {
 
 extension NotificationController {
     /// `GET /v1/notifications/{sid}`: the pushes of one item, for the channel that sent it (FeedAccess
-    /// signed by the channel wallet). Another signer gets the same `404` as an unknown sid: whether a sid
-    /// exists is the sender's business only.
+    /// signed by the channel wallet) or the delegate that signed it (docs/protocol.md §11.1). Another signer
+    /// gets the same `404` as an unknown sid: whether a sid exists is the sender's business only.
     private func status(_ request: Request, context: HeraldRequestContext) async throws -> Response {
         // Any string of digits is a well-formed sid, as the OpenAPI document says; one that cannot
         // exist (0, or past Int64) is simply not found, like any other unknown sid.
@@ -153,7 +158,7 @@ extension NotificationController {
         let signer = try await feedAccess.authorizeAnySigner(request, context: context)
         guard let sid = Int64(raw), sid > 0,
             let report = try await StoreCall.run(context, { try await store.pushReport(sid: sid) }),
-            report.channel == signer
+            report.channel == signer || report.signer == signer
         else {
             throw APIError(.notFound, "no notification \(raw.prefix(24)) sent by \(signer)")
         }
@@ -167,7 +172,7 @@ extension NotificationController {
         return JSONResponse.make(
             .object([
                 ("sid", .string(String(sid))), ("recipient", .string(report.recipient.checksummed)),
-                ("pushes", .array(pushes)),
+                ("signer", .string(report.signer.checksummed)), ("pushes", .array(pushes)),
             ]))
     }
 }

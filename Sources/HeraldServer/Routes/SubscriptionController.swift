@@ -7,7 +7,7 @@ import Logging
 /// `GET /v1/channels/{channel}`, `POST /v1/subscriptions`, `GET /v1/users/{wallet}/subscriptions`.
 struct SubscriptionController: Sendable {
     let signed: SignedRequests
-    let store: any ChannelStore & SubscriberControlStore
+    let store: any ChannelStore & SubscriberControlStore & DelegateStore
     let feedAccess: FeedAccessCheck
     let bodyLimit: Int
 
@@ -35,11 +35,13 @@ struct SubscriptionController: Sendable {
         }
         let subscribers = try await StoreCall.run(context) { try await store.subscriberCount(of: address) }
         let settings = try await StoreCall.run(context) { try await store.channelSettings(of: address) } ?? .empty
+        let delegates = try await StoreCall.run(context) { try await store.delegates(of: address) }
         return JSONResponse.make(
             .object([
                 ("channel", .string(channel.address.checksummed)), ("name", .string(channel.name)),
                 ("icon", .string(channel.icon)), ("url", .string(channel.url)),
                 ("subscribers", .number(String(subscribers))), ("settings", settings.json),
+                ("delegates", .array(delegates.map { .string($0.checksummed) })),
             ]))
     }
 

@@ -14,12 +14,16 @@ package struct NotificationFacts: Sendable, Hashable {
     package let walletBuckets: [EthereumAddress: Int64]
     /// The channel's broadcast bucket, for a broadcast with the limit on.
     package let broadcastBucket: Int64
+    /// Whether the signer, when it is not the channel, is one of the channel's delegates (docs/protocol.md
+    /// §11.1), read in the send's transaction so that a removal answered before the send began is seen.
+    package let signerIsDelegate: Bool
 
     package init(
         channel: ChannelRecord?, settings: ChannelSettingsList = .empty,
         followers: [EthereumAddress: FollowerFacts] = [:], walletBuckets: [EthereumAddress: Int64] = [:],
-        broadcastBucket: Int64 = 0
+        broadcastBucket: Int64 = 0, signerIsDelegate: Bool = false
     ) {
+        self.signerIsDelegate = signerIsDelegate
         self.channel = channel
         self.settings = settings
         self.followers = followers
@@ -138,6 +142,8 @@ package enum NotificationPlan: Sendable, Hashable {
     case deliver(NotificationDelivery)
     /// The signer is no channel: nothing is written, the nonce is not spent.
     case refuseUnknownChannel
+    /// The signer is neither the channel nor a current delegate of it: nothing is written.
+    case refuseNotDelegate
     /// The payload's `setting` does not fit the channel's list (`invalid_payload`): nothing is written.
     case refuseSetting(OperationRejection)
     /// The channel's broadcast bucket is empty: nothing is written; retry after this many seconds.
@@ -150,6 +156,7 @@ package enum NotificationPlan: Sendable, Hashable {
 package enum NotificationPlanner {
     package static func plan(_ submission: NotificationSubmission, facts: NotificationFacts) -> NotificationPlan {
         guard let channel = facts.channel else { return .refuseUnknownChannel }
+        guard submission.signer == submission.channel || facts.signerIsDelegate else { return .refuseNotDelegate }
         let payload = submission.payload
         let filter: ChoiceFilter?
         do { filter = try choiceFilter(payload.setting, in: facts.settings) } catch { return .refuseSetting(error) }

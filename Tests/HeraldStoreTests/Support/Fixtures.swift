@@ -45,6 +45,23 @@ enum Fixtures {
             nonce: UInt256(nonce), nonceRetainedUntil: 4_000_000_000, now: now, epoch: epoch, policy: policy)
     }
 
+    /// A notification from `other` signed by `signer` (a delegate, or a stranger claiming to be one).
+    static func submission(
+        _ payload: String, signedBy signer: PrivateKey, nonce: UInt64
+    ) throws -> NotificationSubmission {
+        NotificationSubmission(
+            channel: other.address, publicKey: signer.publicKey, payload: try NotificationPayload.parse(payload),
+            nonce: UInt256(nonce), nonceRetainedUntil: 4_000_000_000, now: 1_000, epoch: 5_000, signer: signer.address)
+    }
+
+    /// The channel `other` adds or removes `delegate`.
+    static func delegate(
+        _ action: DelegateUpdate.Action, _ delegate: EthereumAddress, channel: PrivateKey = other, nonce: UInt64
+    ) -> DelegateChange {
+        DelegateChange(
+            channel: channel.address, delegate: delegate, action: action, signed: signed(channel, nonce: nonce))
+    }
+
     /// What a §10 change of `key` carries.
     static func signed(_ key: PrivateKey, nonce: UInt64, now: Int64 = 1_000) -> SignedChange {
         SignedChange(publicKey: key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: 10_000, now: now)
