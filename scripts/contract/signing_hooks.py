@@ -279,6 +279,17 @@ def _read_mark(rng, case):
     case.body["message"]["upTo"] = _uint(rng, up_to)
 
 
+def _delegate(rng, case):
+    """Mostly a delegate of the channel among a few (so that removals find one and the limit is seldom
+    reached), sometimes a fresh address; now and then the outsider signs as a channel (403)."""
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    action = _pick(rng, _generated_string(message, "action"), ["add", "add", "remove"])
+    delegate = rng.choice(SUBSCRIBERS[:3] + [_fresh_account(rng)])
+    sender = CHANNEL if rng.random() < 0.9 else OUTSIDER
+    _sign(rng, case, sender, {"action": action, "channel": sender.address, "delegate": delegate.address},
+          "Delegate")
+
+
 def _authorize(rng, case, owner):
     signer = owner if rng.random() < 0.85 else OUTSIDER
     headers = dict(case.headers or {})
@@ -324,6 +335,7 @@ ROUTES = {
     ("POST", "/v1/subscriber-settings"): _subscriber_settings,
     ("POST", "/v1/mutes"): _mute,
     ("POST", "/v1/read"): _read_mark,
+    ("POST", "/v1/delegates"): _delegate,
     ("GET", "/v1/users/{wallet}/feeds"): _wallet_read,
     ("GET", "/v1/users/{wallet}/subscriptions"): _wallet_read,
     ("GET", "/v1/notifications/{sid}"): _push_status,

@@ -6,7 +6,8 @@ Usage: eth_account_interop.py HERALD_BINARY
 Keystores: every check drives the real binary in a throwaway --home and compares with
 eth-account. Signed operations: one `herald serve` on a free port and a throwaway database
 must accept DeviceBinding, Subscription, Notification and FeedAccess operations, and §10's
-ChannelSettings, SubscriberSettings, Mute and ReadMark, that eth-account signed (EIP-712 and EIP-191).
+ChannelSettings, SubscriberSettings, Mute and ReadMark, and §11.1's Delegate and a delegate's Notification,
+that eth-account signed (EIP-712 and EIP-191).
 Prints one line per check, then `N passed, M failed`; exits 1 if anything failed.
 Needs eth-account only (scripts/interop/run.sh installs it in a temporary venv); the Bisq checks
 use the pycryptodome it depends on.
@@ -628,6 +629,47 @@ def check_serve_subscriber_control(herald, scratch):
     return "ChannelSettings, SubscriberSettings, Mute and ReadMark accepted; filtered 1, pushes 1 then 0 muted, unread 2 -> 0"
 
 
+def check_serve_delegates(herald, scratch):
+    """docs/protocol.md §11.1 signed by eth-account: a Delegate add, the delegate's Notification (both
+    schemes) with the channel as sender and the delegate as signer, the remove, a refused send after it."""
+    server = herald.server
+    channel, bot, subscriber = Account.create(), Account.create(), Account.create()
+    database = os.path.join(scratch, "herald.sqlite")
+    herald.run(herald.new_home(), "channel", "add", channel.address, "--name", "Delegated", "--database", database)
+    subscription = {"action": "subscribe", "channel": channel.address, "subscriber": subscriber.address}
+    status, answer = server.request("POST", "/v1/subscriptions", signed(subscriber, subscription, "eip712", "Subscription"))
+    expect(status == 200, f"subscribe: {status} {answer}")
+    payload = {"notification": {"title": "Fill", "body": "Order 9"}, "data": {"type": "1", "amsg": "filled"}}
+
+    def send(scheme):
+        return server.request("POST", "/v1/notifications",
+                              envelope(bot, notification(channel, payload), scheme, primary="Notification"))
+
+    status, answer = send("eip712")
+    expect(status == 401 and answer.get("error", {}).get("code") == "signature_mismatch",
+           f"a send by a wallet that is no delegate: {status} {answer}")
+    change = {"action": "add", "channel": channel.address, "delegate": bot.address}
+    status, answer = server.request("POST", "/v1/delegates", signed(channel, change, "eip191", "Delegate"))
+    expect(status == 200 and answer.get("status") == "added" and answer.get("delegate") == bot.address,
+           f"Delegate add: {status} {answer}")
+    for scheme in ("eip712", "eip191"):
+        status, answer = send(scheme)
+        expect(status == 202 and answer.get("recipients") == 1, f"the delegate's {scheme} send: {status} {answer}")
+    sid = answer["sid"][0]
+    status, report = server.request("GET", f"/v1/notifications/{sid}",
+                                    headers={"Authorization": feed_access_header(bot, AUDIENCE)})
+    expect(status == 200 and report.get("signer") == bot.address, f"status read by the delegate: {status} {report}")
+    path = f"/v1/users/{subscriber.address}/feeds?limit=10"
+    status, feed = server.request("GET", path, headers={"Authorization": feed_access_header(subscriber, AUDIENCE)})
+    expect(status == 200 and feed["feeds"][0]["sender"] == channel.address, f"feed: {feed}")
+    change = dict(change, action="remove")
+    status, answer = server.request("POST", "/v1/delegates", signed(channel, change, "eip712", "Delegate"))
+    expect(status == 200 and answer.get("status") == "removed", f"Delegate remove: {status} {answer}")
+    status, answer = send("eip712")
+    expect(status == 401, f"a send after the removal: {status} {answer}")
+    return "Delegate add and remove 200; the delegate's sends 202 in both schemes, sender the channel, signer the bot; 401 after"
+
+
 def check_serve_sigterm(herald, scratch):
     code, elapsed = herald.server.terminate()
     expect(code == 0, f"exited {code} after SIGTERM{herald.server.stderr_tail()}")
@@ -654,6 +696,7 @@ CHECKS = [
     ("f) serve: a signature by another eth-account key -> 401 signature_mismatch", check_serve_signature_mismatch),
     ("g) serve: eth-account Subscription, Notification (both schemes) and FeedAccess -> feeds", check_serve_notifications),
     ("g) serve: eth-account ChannelSettings, SubscriberSettings, Mute, ReadMark (§10)", check_serve_subscriber_control),
+    ("g) serve: eth-account Delegate and a delegate's Notification (§11.1)", check_serve_delegates),
     ("f) serve: SIGTERM drains and exits 0", check_serve_sigterm),
 ] + bisq_interop.CHECKS + webpush_interop.CHECKS
 

@@ -36,6 +36,9 @@ TYPE_STRINGS = [
     "uint256 expiresAt)",
     "ReadMark(address wallet,string sids,uint256 upTo,string audience,uint256 nonce,uint256 issuedAt,"
     "uint256 expiresAt)",
+    # §11, senders.
+    "Delegate(string action,address channel,address delegate,string audience,uint256 nonce,uint256 issuedAt,"
+    "uint256 expiresAt)",
 ]
 
 

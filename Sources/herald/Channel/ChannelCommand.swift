@@ -12,6 +12,7 @@ struct ChannelCommand: AsyncParsableCommand {
         abstract: "Add, list and remove channels (sender wallets) on a server's database; publish their settings.",
         subcommands: [
             ChannelAdd.self, ChannelList.self, ChannelRemove.self, ChannelInvite.self, ChannelSettingsCommand.self,
+            DelegateCommand.self,
         ]
     )
 }

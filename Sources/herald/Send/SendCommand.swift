@@ -3,21 +3,32 @@ import Foundation
 import HeraldCLISupport
 import HeraldCore
 
+/// `herald send …` sends (`herald send message`, the default) and `herald send status SID` reads one item's
+/// pushes: the parser needs them as two subcommands, since sending's required options would otherwise be
+/// asked of `status` too.
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
+        abstract: "Send a notification as a channel (or its delegate), or show the pushes of one sent item.",
+        subcommands: [SendMessage.self, SendStatus.self], defaultSubcommand: SendMessage.self)
+}
+
+struct SendMessage: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "message",
         abstract: "Send a notification as a channel: broadcast (type 1), to recipients (3, 4) or secret (2).",
         discussion: """
             --title/--body fill the visible notification; the subject and message default to them. With \
             --secret the message is type 2: each recipient's public key is fetched from the server, a \
             fresh 15-character secret is encrypted to each (ECIES) and the fields with it (CryptoJS AES), \
-            and the visible text is generic. A recipient without a published key stops the send (exit 3).
+            and the visible text is generic. A recipient without a published key stops the send (exit 3). \
+            With --as-delegate-of CHANNEL the selected wallet (--wallet) signs for CHANNEL, of which it must be \
+            a delegate (docs/protocol.md §11.1). `herald send` alone is `herald send message`.
             """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .customLong("channel-wallet"), help: "The channel's keystore wallet (name or address).")
-    var channelWallet: String?
+    @OptionGroup var sender: SenderOptions
     @Option(name: .long, help: "Herald server URL.") var server: String
     @Option(
         name: .customLong("to"), parsing: .upToNextOption, help: "Recipient addresses (type 3 for one, 4 for several).")
@@ -52,11 +63,12 @@ struct SendCommand: AsyncParsableCommand {
         // Keys first: a recipient without one stops the send before the passphrase is asked.
         let keys = secret ? try await Self.publicKeys(of: addresses, server: server) : []
         let payload = try Self.compose(draft, to: addresses, keys: keys, setting: try setting.map(Self.setting))
+        let channel = try sender.delegatedChannel()
         let session = try await SigningSession.open(
-            global: global, server: server, acceptAudience: audience, wallet: channelWallet)
+            global: global, server: server, acceptAudience: audience, wallet: sender.wallet)
         let (issuedAt, expiresAt) = session.window
         let operation = NotificationOperation(
-            channel: session.key.address, payload: payload, audience: session.info.audience,
+            channel: channel ?? session.key.address, payload: payload, audience: session.info.audience,
             nonce: UInt256.randomNonce(), issuedAt: issuedAt, expiresAt: expiresAt)
         // A broadcast's 202 lists one sid per subscriber: about 12 bytes each, 12 MB for a million.
         let answer = try await session.client.post(
