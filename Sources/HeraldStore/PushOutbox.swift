@@ -30,13 +30,20 @@ public struct QueuedPush: Sendable, Hashable {
     public let badge: Int?
     /// A read-sync push: a badge-only APNs push or a data-only FCM `read` message, with `badge` the count.
     public let readSync: Bool
+    /// The channel that sent the item pushed (APNs `aps.thread-id`, docs/protocol.md §11.4); nil for the
+    /// pushes of no item.
+    public let channel: EthereumAddress?
+    /// The item's notification's push options (§11.4); empty for the pushes of no item.
+    public let options: PushOptions
 
     public init(
         id: Int64, sid: Int64?, wallet: EthereumAddress, platform: Platform, deviceToken: String, apnsID: [UInt8],
         queuedAt: Int64, attempts: Int, notification: DeliveredNotification?, bound: Bool = true,
         bisq: BisqRelayContent? = nil, webPushSubscription: WebPushSubscription? = nil, badge: Int? = nil,
-        readSync: Bool = false
+        readSync: Bool = false, channel: EthereumAddress? = nil, options: PushOptions = .none
     ) {
+        self.channel = channel
+        self.options = options
         self.badge = badge
         self.readSync = readSync
         self.bisq = bisq
@@ -87,6 +94,23 @@ public struct PushReport: Sendable, Hashable {
         self.signer = signer ?? channel
         self.recipient = recipient
         self.pushes = pushes
+    }
+}
+
+extension PushOptions {
+    /// The options as a store kept them, a damaged value being `corrupt` rather than a trap.
+    package static func stored(priority: String?, timeToLive: Int64?, collapseID: String?) throws -> PushOptions {
+        do {
+            let parsed = try priority.map { text -> Priority in
+                guard let value = Priority(rawValue: text) else {
+                    throw StoreError(.corrupt, "a stored push priority is \(text.prefix(16))")
+                }
+                return value
+            }
+            return try PushOptions(priority: parsed, timeToLive: timeToLive, collapseID: collapseID)
+        } catch let error as OperationRejection {
+            throw StoreError(.corrupt, "stored push options: \(error.message)")
+        }
     }
 }
 

@@ -187,7 +187,8 @@ enum QueuedPushColumns {
         o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts, f.secret,
         \(DeliveredColumns.list),
         o.bisq_message IS NOT NULL OR b.wallet IS NOT NULL,
-        o.bisq_message, o.bisq_flags, b.p256dh, b.auth, o.badge, o.read_sync
+        o.bisq_message, o.bisq_flags, b.p256dh, b.auth, o.badge, o.read_sync,
+        n.channel, n.push_priority, n.push_ttl, n.push_collapse_id
         """
 
     static let joins = """
@@ -212,7 +213,13 @@ enum QueuedPushColumns {
             },
             webPushSubscription: try webPushSubscription(row),
             badge: try row.optionalInt(14 + DeliveredColumns.count).map { Int($0) },
-            readSync: try row.bool(15 + DeliveredColumns.count))
+            readSync: try row.bool(15 + DeliveredColumns.count),
+            channel: try row.cellIsNull(16 + DeliveredColumns.count)
+                ? nil : try row.address(16 + DeliveredColumns.count),
+            options: try PushOptions.stored(
+                priority: try row.optionalText(17 + DeliveredColumns.count),
+                timeToLive: try row.optionalInt(18 + DeliveredColumns.count),
+                collapseID: try row.optionalText(19 + DeliveredColumns.count)))
     }
 
     private static func webPushSubscription(_ row: Columns) throws -> WebPushSubscription? {

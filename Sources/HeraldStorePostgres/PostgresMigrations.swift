@@ -12,7 +12,16 @@ enum PostgresMigrations {
         (5, "0005_subscriber_control", subscriberControlSQL),
         (6, "0006_unread_counters", unreadCountersSQL),
         (7, "0007_delegates", delegatesSQL),
+        (8, "0008_push_options", pushOptionsSQL),
     ]
+
+    static let pushOptionsSQL = """
+        -- A notification's push options (docs/protocol.md §11.4), NULL when not given: read with each of its
+        -- pushes when claimed, so a broadcast stores them once, not once per push.
+        ALTER TABLE notifications ADD COLUMN push_priority text CHECK (push_priority IN ('high', 'normal'));
+        ALTER TABLE notifications ADD COLUMN push_ttl bigint CHECK (push_ttl >= 0);
+        ALTER TABLE notifications ADD COLUMN push_collapse_id text;
+        """
 
     static let delegatesSQL = """
         -- Delegates (docs/protocol.md §11.1): addresses a channel lets sign its Notifications, at most 20 a

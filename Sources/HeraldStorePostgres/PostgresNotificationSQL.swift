@@ -129,10 +129,12 @@ extension PostgresWriteSQL {
         let delegate = signer == channel ? nil : bytea(signer)
         let id = try await connection.query(
             """
-            INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch, signer)
+            INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch, signer,
+                                       push_priority, push_ttl, push_collapse_id)
             VALUES (\(bytea(channel)), \(type), \(stored.title), \(stored.body), \(stored.app), \(stored.icon),
                     \(stored.url), \(stored.subject), \(stored.message), \(stored.callToAction), \(stored.image),
-                    \(stored.epoch), \(delegate))
+                    \(stored.epoch), \(delegate), \(stored.push.priority?.rawValue), \(stored.push.timeToLive),
+                    \(stored.push.collapseID))
             RETURNING id
             """, logger: logger
         ).rows { try $0.int(0) }.first

@@ -54,8 +54,9 @@ enum NotificationSQL {
         let insert = try RawStatement(
             db,
             """
-            INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch, signer)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch, signer,
+                                       push_priority, push_ttl, push_collapse_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insert.bind(1, submission.channel.bytes)
         insert.bind(2, stored.type)
@@ -70,6 +71,9 @@ enum NotificationSQL {
         insert.bind(11, stored.image)
         insert.bind(12, stored.epoch)
         if submission.signer != submission.channel { insert.bind(13, submission.signer.bytes) }
+        if let priority = stored.push.priority { insert.bind(14, priority.rawValue) }
+        if let ttl = stored.push.timeToLive { insert.bind(15, ttl) }
+        if let collapseID = stored.push.collapseID { insert.bind(16, collapseID) }
         try insert.execute()
         return insert.lastInsertedRowID
     }

@@ -109,7 +109,8 @@ extension SQLiteHeraldStore {
         SELECT o.id, o.sid, o.wallet, o.platform, o.device_token, o.apns_id, o.queued_at, o.attempts,
                f.secret, \(DeliveredColumns.list),
                o.bisq_message IS NOT NULL OR b.wallet IS NOT NULL,
-               o.bisq_message, o.bisq_flags, b.p256dh, b.auth, o.badge, o.read_sync
+               o.bisq_message, o.bisq_flags, b.p256dh, b.auth, o.badge, o.read_sync,
+               n.channel, n.push_priority, n.push_ttl, n.push_collapse_id
         FROM push_outbox o
         LEFT JOIN feed_items f ON f.sid = o.sid
         LEFT JOIN notifications n ON n.id = f.notification
@@ -142,7 +143,13 @@ extension SQLiteHeraldStore {
                     auth: row.text(13 + DeliveredColumns.count))
                 : nil,
             badge: row.isNull(14 + DeliveredColumns.count) ? nil : Int(row.integer(14 + DeliveredColumns.count)),
-            readSync: row.integer(15 + DeliveredColumns.count) != 0)
+            readSync: row.integer(15 + DeliveredColumns.count) != 0,
+            channel: row.isNull(16 + DeliveredColumns.count)
+                ? nil : try EthereumAddress(bytes: row.blob(16 + DeliveredColumns.count)),
+            options: try PushOptions.stored(
+                priority: row.isNull(17 + DeliveredColumns.count) ? nil : row.text(17 + DeliveredColumns.count),
+                timeToLive: row.isNull(18 + DeliveredColumns.count) ? nil : row.integer(18 + DeliveredColumns.count),
+                collapseID: row.isNull(19 + DeliveredColumns.count) ? nil : row.text(19 + DeliveredColumns.count)))
     }
 
     public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {

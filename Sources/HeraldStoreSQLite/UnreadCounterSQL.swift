@@ -15,6 +15,11 @@ enum UnreadCounterSQL {
         """
     }
 
+    /// The same with the number already joined in (`unread`, a column of the statement).
+    static func badge(_ flag: String, unread: String, platform: String) -> String {
+        "CASE WHEN \(flag) = 1 AND (\(platform) = 'ios' OR \(platform) = 'ios-sandbox') THEN \(unread) END"
+    }
+
     static func unread(of wallet: EthereumAddress, in db: Database) throws -> Int {
         Int(
             try RawStatement(db, "SELECT unread FROM wallet_unread WHERE wallet = ?", .address(wallet)).integer() ?? 0)

@@ -25,12 +25,51 @@ import Testing
 
     static func push(
         platform: Platform = .ios, token: String = F.iosToken, notification: DeliveredNotification?,
-        bisq: BisqRelayContent? = nil, webPush: WebPushSubscription? = nil
+        bisq: BisqRelayContent? = nil, webPush: WebPushSubscription? = nil, channel: EthereumAddress? = nil,
+        options: PushOptions = .none
     ) -> QueuedPush {
         QueuedPush(
             id: 7, sid: notification?.sid, wallet: F.key.address, platform: platform, deviceToken: token,
             apnsID: Array(0..<16), queuedAt: queuedAt, attempts: 2, notification: notification, bisq: bisq,
-            webPushSubscription: webPush)
+            webPushSubscription: webPush, channel: channel, options: options)
+    }
+
+    /// docs/protocol.md §11.4: the message's options on every push of it, the deadline the sooner of its ttl
+    /// and the max age, the channel as APNs thread; under `none` no collapse id and no thread.
+    @Test func aMessagesOptionsAndChannelReachEveryPush() throws {
+        let options = try PushOptions(priority: .normal, timeToLive: 60, collapseID: "order-9")
+        let push = Self.push(notification: Self.item(.targeted), channel: F.other.address, options: options)
+        let message = Self.full.message(for: push)
+        #expect(message.priority == .normal && message.collapseID == "order-9" && message.timeToLive == 60)
+        #expect(message.expiration == Self.queuedAt + 60)
+        #expect(message.threadID == F.other.address.checksummed)
+        let hidden = Self.wakeUpOnly.message(for: push)
+        #expect(hidden.collapseID == nil && hidden.threadID == nil)
+        #expect(hidden.priority == .normal && hidden.timeToLive == 60 && hidden.expiration == Self.queuedAt + 60)
+        // A ttl past the max age is cut to it; none keeps the max age.
+        let long = Self.push(notification: Self.item(.targeted), options: try PushOptions(timeToLive: 86_400))
+        #expect(Self.full.message(for: long).expiration == Self.queuedAt + 3600)
+        #expect(
+            Self.full.message(for: Self.push(notification: Self.item(.targeted))).expiration == Self.queuedAt + 3600)
+    }
+
+    /// The retry policy stops at the message's deadline, and a push of ttl 0 gets one attempt.
+    @Test func theDeadlineStopsRetriesAndTTLZeroIsOneAttempt() throws {
+        let policy = PushRetryPolicy(attempts: 10, maxAgeSeconds: 3600, baseSeconds: 1)
+        let once = Self.push(notification: Self.item(.targeted), options: try PushOptions(timeToLive: 0))
+        let busy = PushDelivery.retryable(reason: "APNs 503", retryAfter: nil)
+        #expect(policy.result(for: once, busy, now: Self.queuedAt + 5000).disposition == .failed)
+        #expect(once.isPastDeadline(now: Self.queuedAt + 5000, maxAgeSeconds: 3600) == false)
+        let short = Self.push(notification: Self.item(.targeted), options: try PushOptions(timeToLive: 30))
+        #expect(policy.result(for: short, busy, now: Self.queuedAt + 29).disposition == .failed)
+        #expect(short.isPastDeadline(now: Self.queuedAt + 31, maxAgeSeconds: 3600))
+        #expect(!short.isPastDeadline(now: Self.queuedAt + 30, maxAgeSeconds: 3600))
+        let plain = Self.push(notification: Self.item(.targeted))
+        guard case .retry = policy.result(for: plain, busy, now: Self.queuedAt + 29).disposition else {
+            Issue.record("a push without ttl was not retried")
+            return
+        }
+        #expect(plain.isPastDeadline(now: Self.queuedAt + 3601, maxAgeSeconds: 3600))
     }
 
     static func pairs(_ pairs: [(key: String, value: String)]?) -> [String] {

@@ -73,7 +73,18 @@ public struct NotificationDraft: Sendable, Hashable {
     /// `{"id":"<toggle>"}` or `{"id":"<threshold>","value":N}`. The payload is a JSON object, so its last
     /// byte is the closing brace.
     public static func payload(_ payload: String, naming setting: String) -> String {
-        String(payload.dropLast()) + #","setting":"# + setting + "}"
+        adding("setting", setting, to: payload)
+    }
+
+    /// A payload text with docs/protocol.md §11.4's top-level `push` added (nothing when `options` is empty).
+    public static func payload(_ payload: String, pushing options: PushOptions) -> String {
+        guard let json = options.json else { return payload }
+        return adding("push", json.jsonText, to: payload)
+    }
+
+    /// The object `payload` with one more top-level member, `key` holding the JSON text `value`.
+    private static func adding(_ key: String, _ value: String, to payload: String) -> String {
+        String(payload.dropLast()) + ",\"" + key + "\":" + value + "}"
     }
 
     private typealias Fields = (

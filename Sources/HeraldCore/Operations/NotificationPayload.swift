@@ -39,6 +39,8 @@ public struct NotificationPayload: Sendable, Hashable {
     public let recipients: [Recipient]
     /// The channel setting whose choices decide who gets it (docs/protocol.md §10); nil for everyone.
     public let setting: NotificationSetting?
+    /// How its pushes are delivered (docs/protocol.md §11.4); empty for the defaults.
+    public let push: PushOptions
 
     public static let maximumRecipients = 1000
     public static let maximumBytes = 448 * 1024
@@ -104,9 +106,10 @@ public struct NotificationPayload: Sendable, Hashable {
         let setting = try json["setting"].map { (value) throws(OperationRejection) in
             try NotificationSetting.parse(value)
         }
+        let push = try json["push"].map { (value) throws(OperationRejection) in try PushOptions.parse(value) }
         return NotificationPayload(
             kind: kind, title: title, body: body, subject: subject, message: message, callToAction: callToAction,
-            image: image, recipients: recipients, setting: setting)
+            image: image, recipients: recipients, setting: setting, push: push ?? PushOptions.none)
     }
 
     private static func parseRecipients(_ value: JSONValue?, kind: Kind) throws(OperationRejection) -> [Recipient] {

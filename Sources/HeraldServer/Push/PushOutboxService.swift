@@ -169,6 +169,12 @@ public struct PushOutboxService: Service {
     private func deliver(_ push: QueuedPush) async -> Delivery {
         let provider = providers.provider(for: push.platform)
         guard push.bound else { return Delivery(push: push, provider: provider.name, outcome: nil, duration: .zero) }
+        // Too late to be worth anything to its reader (§11.4): fails unsent.
+        if push.isPastDeadline(now: state.clock(), maxAgeSeconds: mapping.maxAgeSeconds) {
+            return Delivery(
+                push: push, provider: provider.name, outcome: .failed(reason: "not sent by its deadline"),
+                duration: .zero)
+        }
         let message = mapping.message(for: push)
         let started = ContinuousClock.now
         let deadline = state.configuration.push.sendDeadline
@@ -260,8 +266,8 @@ public struct PushOutboxService: Service {
 }
 
 /// docs/protocol.md §4.3 retries: `min(300 s, base·2^(n−1))·(1 + jitter)`, or `Retry-After` when longer,
-/// up to `attempts` sends and the push's deadline (`maxAgeSeconds` after queueing); past either the push
-/// fails. A `Retry-After` whose wait ends past the deadline fails the push at once: the service said it
+/// up to `attempts` sends and the push's deadline (`maxAgeSeconds` after queueing, or its message's `ttl`
+/// when shorter, §11.4); past either the push fails, and a push of `ttl` 0 is never retried. A `Retry-After` whose wait ends past the deadline fails the push at once: the service said it
 /// will not take it in time. Every sum saturates: the wait is bounded when parsed, but a trap here would
 /// stop the server, and since the outcome was never recorded, again after every restart.
 struct PushRetryPolicy {
@@ -270,6 +276,7 @@ struct PushRetryPolicy {
     var baseSeconds = 1.0
 
     func result(for push: QueuedPush, _ delivery: PushDelivery, now: Int64) -> PushAttemptResult {
+        let deadline = push.deadline(maxAgeSeconds: maxAgeSeconds)
         switch delivery {
         case .sent:
             return PushAttemptResult(id: push.id, disposition: .sent)
@@ -278,15 +285,20 @@ struct PushRetryPolicy {
         case .deadToken(let reason):
             return PushAttemptResult(id: push.id, disposition: .pruned, error: reason)
         case .deferred(let reason):
-            // A second or two, spread so that deferred pushes do not all return at once.
+            // A second or two, spread so that deferred pushes do not all return at once. Not an attempt:
+            // a push of one attempt (ttl 0) still has it, until the max age.
             let at = now.addingSaturated(1 + Int64.random(in: 0...1))
-            guard at <= push.queuedAt.addingSaturated(maxAgeSeconds) else {
+            let until = push.attemptsOnce ? push.queuedAt.addingSaturated(maxAgeSeconds) : deadline
+            guard at <= until else {
                 return PushAttemptResult(id: push.id, disposition: .failed, error: "\(reason) until its deadline")
             }
             return PushAttemptResult(id: push.id, disposition: .deferred(until: at), error: reason)
         case .retryable(let reason, let retryAfter):
             let made = push.attempts + 1
-            let deadline = push.queuedAt.addingSaturated(maxAgeSeconds)
+            if push.attemptsOnce {
+                return PushAttemptResult(
+                    id: push.id, disposition: .failed, error: "\(reason) (ttl 0: one attempt, no retry)")
+            }
             if let retryAfter, now.addingSaturated(max(0, retryAfter)) > deadline {
                 return PushAttemptResult(
                     id: push.id, disposition: .failed,

@@ -5,9 +5,10 @@ import HeraldStore
 /// What an outbox row becomes for its provider: the relay knows nothing of the store, so the server reads
 /// each claimed push into a ``PushMessage``. Its content is the feed item's §4.2 payload (its wake-up
 /// form under `push.content = none`), the setup confirmation, or a Bisq push's own (docs/protocol.md §4.3, §8);
-/// its deadline is the queue time plus `push.maxAgeSeconds` (a Bisq push's, four weeks: §8); a Web Push
-/// push takes its binding's keys (§9). A notification's APNs push carries its badge; a read-sync push (§10) is
-/// sent at normal priority, collapsed on APNs under `herald-badge`.
+/// its deadline is the queue time plus `push.maxAgeSeconds` (a Bisq push's, four weeks: §8), or sooner with
+/// the message's `ttl`; a Web Push push takes its binding's keys (§9). A notification's push carries its
+/// message's options and, on APNs, its badge and the channel as `thread-id` (§10, §11.4); a read-sync push
+/// (§10) is sent at normal priority, collapsed on APNs under `herald-badge`.
 struct QueuedPushMapping: Sendable {
     let mode: PushContent.Mode
     let maxAgeSeconds: Int64
@@ -29,17 +30,23 @@ struct QueuedPushMapping: Sendable {
             // What APNs is asked to keep it for; the outbox still stops retrying at the max age.
             lifetime = BisqPushBody.apnsExpirySeconds
         } else if let notification = push.notification {
-            content = .notification(Self.content(of: notification, mode: mode))
-            lifetime = maxAgeSeconds
+            return PushMessage(
+                platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID,
+                expiration: push.deadline(maxAgeSeconds: maxAgeSeconds),
+                content: .notification(Self.content(of: notification, mode: mode)),
+                priority: push.options.priority.flatMap { PushMessage.Priority(rawValue: $0.rawValue) },
+                // Under `none` nothing of the message reaches the service, not even who sent it (§11.4).
+                collapseID: mode == .none ? nil : push.options.collapseID, timeToLive: push.options.timeToLive,
+                badge: push.platform.isApple ? push.badge : nil,
+                threadID: mode == .none ? nil : push.channel?.checksummed,
+                webPushSubscription: push.webPushSubscription)
         } else {
             content = .notification(Self.setupConfirmation(queuedAt: push.queuedAt))
             lifetime = maxAgeSeconds
         }
         return PushMessage(
             platform: push.platform, deviceToken: push.deviceToken, id: push.apnsID,
-            expiration: push.queuedAt + lifetime, content: content,
-            badge: push.notification != nil && push.platform.isApple ? push.badge : nil,
-            webPushSubscription: push.webPushSubscription)
+            expiration: push.queuedAt + lifetime, content: content, webPushSubscription: push.webPushSubscription)
     }
 
     /// A feed item's push: its §4.2 payload, every `data` value a string, with `{type, sid, epoch}` as the

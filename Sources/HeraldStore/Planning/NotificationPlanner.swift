@@ -64,6 +64,9 @@ package struct StoredNotification: Sendable, Hashable {
     package let image: String
     /// Milliseconds: every item's `epoch`.
     package let epoch: Int64
+    /// How its pushes are delivered (docs/protocol.md §11.4), kept on the notification: every push of it
+    /// and every retry reads them from there.
+    package let push: PushOptions
 }
 
 /// One named recipient's feed item.
@@ -248,6 +251,6 @@ package enum NotificationPlanner {
             body: secret ? DeliveredNotification.secretBody : payload.body,
             app: channel.name, icon: channel.icon, url: channel.url, subject: payload.subject,
             message: payload.message, callToAction: payload.callToAction, image: payload.image,
-            epoch: submission.epoch)
+            epoch: submission.epoch, push: payload.push)
     }
 }

@@ -45,6 +45,14 @@ struct SendMessage: AsyncParsableCommand {
         name: .long,
         help: "The channel setting that decides who gets it: ID (a toggle) or ID=N (a threshold, value N).")
     var setting: String?
+    @Option(name: .long, help: "Push priority: high (the default) or normal (docs/protocol.md §11.4).")
+    var priority: String?
+    @Option(name: .long, help: "Seconds the pushes may wait, 0 to 2419200 (0: one attempt, now or never).")
+    var ttl: Int64?
+    @Option(
+        name: .customLong("collapse-id"), help: "A newer push with this id replaces an older one (1-32 of A-Za-z0-9_-)."
+    )
+    var collapseID: String?
     @Option(name: .long, help: "Signature scheme: eip712 or eip191.") var scheme: String = "eip712"
     @Option(name: .long, help: "Accept this server audience when it differs from the one pinned.") var audience: String?
 
@@ -62,7 +70,8 @@ struct SendMessage: AsyncParsableCommand {
             image: image)
         // Keys first: a recipient without one stops the send before the passphrase is asked.
         let keys = secret ? try await Self.publicKeys(of: addresses, server: server) : []
-        let payload = try Self.compose(draft, to: addresses, keys: keys, setting: try setting.map(Self.setting))
+        let payload = try Self.compose(
+            draft, to: addresses, keys: keys, setting: try setting.map(Self.setting), push: try pushOptions())
         let channel = try sender.delegatedChannel()
         let session = try await SigningSession.open(
             global: global, server: server, acceptAudience: audience, wallet: sender.wallet)
@@ -103,7 +112,7 @@ struct SendMessage: AsyncParsableCommand {
     /// The §4.1 payload, checked locally against the limits the server applies (exit 65 if over).
     static func compose(
         _ draft: NotificationDraft, to addresses: [EthereumAddress], keys: [(EthereumAddress, PublicKey)],
-        setting: JSONValue? = nil
+        setting: JSONValue? = nil, push: PushOptions = .none
     ) throws -> String {
         var payload: String
         if !keys.isEmpty {
@@ -118,12 +127,30 @@ struct SendMessage: AsyncParsableCommand {
             payload = draft.targetedPayload(to: addresses)
         }
         if let setting { payload = NotificationDraft.payload(payload, naming: setting.jsonText) }
+        payload = NotificationDraft.payload(payload, pushing: push)
         do {
             _ = try NotificationPayload.parse(payload)
         } catch {
             throw CLIError(.badInput, "\(error.code.rawValue): \(error.message)")
         }
         return payload
+    }
+
+    /// `--priority`, `--ttl` and `--collapse-id` as the payload's `push` (docs/protocol.md §11.4); a bad value
+    /// stops here, before anything is signed.
+    func pushOptions() throws -> PushOptions {
+        var parsed: PushOptions.Priority?
+        if let priority {
+            guard let value = PushOptions.Priority(rawValue: priority) else {
+                throw CLIError(.usage, "--priority must be high or normal")
+            }
+            parsed = value
+        }
+        do {
+            return try PushOptions(priority: parsed, timeToLive: ttl, collapseID: collapseID)
+        } catch {
+            throw CLIError(.usage, error.message)
+        }
     }
 
     /// `--setting ID` or `--setting ID=N` as the payload's `setting` (docs/protocol.md §10).
