@@ -12,6 +12,7 @@ import HeraldStore
 struct QueuedPushMapping: Sendable {
     let mode: PushContent.Mode
     let maxAgeSeconds: Int64
+    let threads = ChannelThreads()
 
     func message(for push: QueuedPush) -> PushMessage {
         let content: PushMessage.Content
@@ -38,7 +39,7 @@ struct QueuedPushMapping: Sendable {
                 // Under `none` nothing of the message reaches the service, not even who sent it (§11.4).
                 collapseID: mode == .none ? nil : push.options.collapseID, timeToLive: push.options.timeToLive,
                 badge: push.platform.isApple ? push.badge : nil,
-                threadID: mode == .none ? nil : push.channel?.checksummed,
+                threadID: mode == .none ? nil : push.channel.map(threads.thread(of:)),
                 webPushSubscription: push.webPushSubscription)
         } else {
             content = .notification(Self.setupConfirmation(queuedAt: push.queuedAt))
