@@ -52,8 +52,7 @@ extension PostgresHeraldStore {
     public func subscriptions(of subscriber: EthereumAddress) async throws -> [SubscriptionRecord] {
         try await perform { [self] in
             let wallet = bytea(subscriber)
-            // The wallet's unread items per channel (its items that are not spam, at most the feed's
-            // retention.feedItemsPerWallet, through feed_items_by_recipient), and its choices.
+            // The wallet's unread items per channel (entries of `feed_items_unread`), and its choices.
             let unread = try await client.query(
                 """
                 SELECT n.channel, count(*) FROM feed_items f JOIN notifications n ON n.id = f.notification

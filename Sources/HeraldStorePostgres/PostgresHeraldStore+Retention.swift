@@ -1,6 +1,5 @@
 import HeraldCore
 public import HeraldStore
-import Logging
 import PostgresNIO
 
 /// Retention on PostgreSQL (`RetentionStore`), safe on several nodes at once: a batch locks the items
@@ -76,26 +75,6 @@ extension PostgresHeraldStore {
           AND NOT EXISTS (SELECT 1 FROM channels c WHERE c.address = k.wallet)
         """
 
-    /// The unread items a batch deleted leave their wallets' numbers (migration 0006). The rows are locked
-    /// in wallet order first, as every other writer of them takes them: no cycle of waits with a broadcast.
-    private static func subtract(
-        _ gone: [(wallet: [UInt8], count: Int64)], on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        guard !gone.isEmpty else { return }
-        let wallets = gone.map { bytea($0.wallet) }
-        _ = try await connection.query(
-            "SELECT 1 FROM wallet_unread WHERE wallet = ANY(\(wallets)::bytea[]) ORDER BY wallet FOR UPDATE",
-            logger: logger
-        ).rows { _ in () }
-        _ = try await connection.query(
-            """
-            UPDATE wallet_unread w SET unread = w.unread - g.count
-            FROM unnest(\(wallets)::bytea[], \(gone.map(\.count))::bigint[]) AS g(wallet, count)
-            WHERE w.wallet = g.wallet
-            """, logger: logger
-        ).rows { _ in () }
-    }
-
     private static let noQueuedPush =
         "NOT EXISTS (SELECT 1 FROM push_outbox o WHERE o.sid = f.sid AND o.status = 'queued')"
 
@@ -115,14 +94,9 @@ extension PostgresHeraldStore {
                     let sids = doomed.map(\.sid)
                     var notifications = Set(doomed.map(\.notification))
                     if let orphanCandidate { notifications.insert(orphanCandidate) }
-                    let unreadGone = try await connection.query(
-                        """
-                        WITH gone AS (DELETE FROM feed_items WHERE sid = ANY(\(sids)) RETURNING recipient, read, spam)
-                        SELECT recipient, count(*) FROM gone WHERE NOT read AND NOT spam GROUP BY recipient
-                        ORDER BY recipient
-                        """, logger: logger
-                    ).rows { (wallet: try $0.bytes(0), count: try $0.int(1)) }
-                    try await Self.subtract(unreadGone, on: connection, logger: logger)
+                    _ = try await connection.query(
+                        "DELETE FROM feed_items WHERE sid = ANY(\(sids))", logger: logger
+                    ).rows { _ in () }
                     let orphans = try await connection.query(
                         """
                         WITH gone AS (

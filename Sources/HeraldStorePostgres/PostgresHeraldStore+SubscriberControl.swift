@@ -36,9 +36,9 @@ enum PostgresControlReads {
         }
     }
 
-    /// The wallet's unread items that are not spam, kept as a number (migration 0006); a missing row is 0.
+    /// The wallet's unread items that are not spam: entries of the partial index `feed_items_unread`.
     static func unread(of wallet: EthereumAddress) -> PostgresQuery {
-        "SELECT COALESCE((SELECT unread FROM wallet_unread WHERE wallet = \(bytea(wallet))), 0)"
+        "SELECT count(*) FROM feed_items WHERE recipient = \(bytea(wallet)) AND NOT read AND NOT spam"
     }
 }
 
@@ -153,24 +153,15 @@ extension PostgresWriteSQL {
     private func apply(_ change: ReadMarkChange, digest: [UInt8]) async throws -> SubscriberControlOutcome? {
         guard try await spend(digest, retainedUntil: change.signed.nonceRetainedUntil) else { return nil }
         let wallet = bytea(change.wallet)
-        // The items first, then the wallet's number (the order every writer of both keeps): its row is
-        // locked from here to the commit, so `before` is exact.
-        let marked = try await connection.query(
+        let before = try await connection.query(PostgresControlReads.unread(of: change.wallet), logger: logger)
+            .integer()
+        try await run(
             """
-            WITH marked AS (
-              UPDATE feed_items SET read = true
-              WHERE recipient = \(wallet) AND NOT read AND (sid <= \(change.upTo) OR sid = ANY(\(change.sids)::bigint[]))
-              RETURNING spam)
-            SELECT count(*) FILTER (WHERE NOT spam) FROM marked
-            """, logger: logger
-        ).integer()
-        let after =
-            try await connection.query(
-                """
-                UPDATE wallet_unread SET unread = unread - \(marked) WHERE wallet = \(wallet) RETURNING unread
-                """, logger: logger
-            ).rows { try $0.int(0) }.first ?? 0
-        let before = after + marked
+            UPDATE feed_items SET read = true
+            WHERE recipient = \(wallet) AND NOT read AND (sid <= \(change.upTo) OR sid = ANY(\(change.sids)::bigint[]))
+            """)
+        let after = try await connection.query(PostgresControlReads.unread(of: change.wallet), logger: logger)
+            .integer()
         let bindings = try await connection.query(
             """
             SELECT platform, device_token, created_at, last_seen FROM bindings WHERE wallet = \(wallet)

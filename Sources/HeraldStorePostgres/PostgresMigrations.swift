@@ -10,9 +10,8 @@ enum PostgresMigrations {
         (3, "0003_bisq", bisqSQL),
         (4, "0004_webpush", webPushSQL),
         (5, "0005_subscriber_control", subscriberControlSQL),
-        (6, "0006_unread_counters", unreadCountersSQL),
-        (7, "0007_delegates", delegatesSQL),
-        (8, "0008_push_options", pushOptionsSQL),
+        (6, "0006_delegates", delegatesSQL),
+        (7, "0007_push_options", pushOptionsSQL),
     ]
 
     static let pushOptionsSQL = """
@@ -34,22 +33,6 @@ enum PostgresMigrations {
           PRIMARY KEY (channel, delegate)
         );
         ALTER TABLE notifications ADD COLUMN signer bytea CHECK (signer IS NULL OR length(signer) = 20);
-        """
-
-    static let unreadCountersSQL = """
-        -- A wallet's unread items that are not spam, kept as a number (docs/protocol.md §10): every APNs push
-        -- carries it as its badge, so counting index entries for each push cost O(unread) a push. Changed in
-        -- the transaction of every write that stores, reads or deletes an unread item, always in wallet
-        -- order (so that two transactions never wait on each other's rows in a cycle); a missing row is 0.
-        -- The partial index it replaces cost each item an index entry; marking read now walks
-        -- feed_items_by_recipient (recipient, spam, sid).
-        CREATE TABLE wallet_unread (
-          wallet bytea  NOT NULL PRIMARY KEY CHECK (length(wallet) = 20),
-          unread bigint NOT NULL CHECK (unread >= 0)
-        );
-        INSERT INTO wallet_unread (wallet, unread)
-          SELECT recipient, count(*) FROM feed_items WHERE NOT read AND NOT spam GROUP BY recipient;
-        DROP INDEX feed_items_unread;
         """
 
     static let subscriberControlSQL = """

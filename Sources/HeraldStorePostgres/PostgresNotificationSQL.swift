@@ -143,21 +143,15 @@ extension PostgresWriteSQL {
     }
 
     /// The `aps.badge` of a push queued in the same statement as its item (docs/protocol.md §10): the
-    /// wallet's number in `wallet_unread` as the statement's `counted` left it (its own item included);
-    /// NULL for the other platforms and when badges are off.
-    private static func badge(platform: String) -> String {
-        "CASE WHEN $badges AND \(platform) IN ('ios', 'ios-sandbox') THEN c.unread END"
-    }
-
-    /// The statement part adding the items of `items` that are not spam to their wallets' numbers, in
-    /// wallet order (two statements never take the same rows in opposite orders), returning the new ones.
-    private static let counted = """
-        counted AS (
-          INSERT INTO wallet_unread (wallet, unread)
-          SELECT recipient, count(*) FROM items WHERE NOT spam GROUP BY recipient ORDER BY recipient
-          ON CONFLICT (wallet) DO UPDATE SET unread = wallet_unread.unread + excluded.unread
-          RETURNING wallet, unread)
+    /// wallet's unread items that are not spam, counted on `feed_items_unread`, plus the item itself (a
+    /// statement does not see its own inserts); NULL for the other platforms and when badges are off.
+    private static func badge(wallet: String, platform: String) -> String {
         """
+        CASE WHEN $badges AND \(platform) IN ('ios', 'ios-sandbox')
+             THEN 1 + (SELECT count(*) FROM feed_items u WHERE u.recipient = \(wallet) AND NOT u.read AND NOT u.spam)
+        END
+        """
+    }
 
     /// Every subscriber passing the plan's filter: one item each and their pushes (none for the muted), in
     /// one set-based statement (a hundred thousand subscribers never cross into Swift one by one, but
@@ -194,13 +188,11 @@ extension PostgresWriteSQL {
               SELECT s.subscriber, $notification FROM subscriptions s \(choiceJoin)
               WHERE s.channel = $channel \(choiceTest)
               ORDER BY s.subscriber
-              RETURNING sid, recipient, spam),
-            \(Self.counted),
+              RETURNING sid, recipient),
             pushes AS (
               INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
-              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(platform: "b.platform"))
-              FROM items i JOIN bindings b ON b.wallet = i.recipient JOIN counted c ON c.wallet = i.recipient
-              \(muteTest)
+              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(wallet: "i.recipient", platform: "b.platform"))
+              FROM items i JOIN bindings b ON b.wallet = i.recipient \(muteTest)
               ORDER BY i.sid
               RETURNING 1)
             SELECT sid, (SELECT count(*) FROM pushes), \(mutedCount),
@@ -242,12 +234,10 @@ extension PostgresWriteSQL {
               INSERT INTO feed_items (recipient, notification, secret, spam)
               SELECT p.wallet, $notification, p.secret, p.spam FROM planned p ORDER BY p.position
               RETURNING sid, recipient, spam),
-            \(Self.counted),
             pushes AS (
               INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
-              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(platform: "b.platform"))
+              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(wallet: "i.recipient", platform: "b.platform"))
               FROM items i JOIN planned p ON p.wallet = i.recipient JOIN bindings b ON b.wallet = i.recipient
-              LEFT JOIN counted c ON c.wallet = i.recipient
               WHERE p.pushed ORDER BY i.sid
               RETURNING 1)
             SELECT sid, (SELECT count(*) FROM pushes) FROM items ORDER BY sid

@@ -1,4 +1,4 @@
--- Migration 0007_delegates (HeraldStorePostgres/PostgresMigrations.swift). Never edited once shipped.
+-- Migration 0006_delegates (HeraldStorePostgres/PostgresMigrations.swift). Never edited once shipped.
 -- Delegates (docs/protocol.md §11.1): addresses a channel lets sign its Notifications, at most 20 a
 -- channel. A notification keeps who signed it when that was a delegate (NULL: the channel), for the
 -- status answer's signer and the delegate's own reads of it.

@@ -1,4 +1,4 @@
--- Migration 0008_push_options (HeraldStorePostgres/PostgresMigrations.swift). Never edited once shipped.
+-- Migration 0007_push_options (HeraldStorePostgres/PostgresMigrations.swift). Never edited once shipped.
 -- A notification's push options (docs/protocol.md §11.4), NULL when not given: read with each of its
 -- pushes when claimed, so a broadcast stores them once, not once per push.
 ALTER TABLE notifications ADD COLUMN push_priority text CHECK (push_priority IN ('high', 'normal'));
