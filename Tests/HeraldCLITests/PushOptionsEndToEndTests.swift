@@ -3,7 +3,8 @@ import HeraldCore
 import Testing
 
 /// docs/protocol.md §11.4 through real processes: `herald send --priority --ttl --collapse-id` reaches the
-/// fake APNs as its headers say, with the channel as the thread; a bad option never leaves the machine.
+/// fake APNs as its headers say, with the channel as the thread, and the fake FCM as `android`'s
+/// priority, ttl and collapse key; a bad option never leaves the machine.
 @Suite struct PushOptionsEndToEndTests {
     static func text(_ output: CLIRunner.Output) -> String {
         output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -15,10 +16,11 @@ import Testing
         defer { drop() }
         let folder = NSTemporaryDirectory() + "herald-options-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let apns = try await APNsFixture(folder: folder)
-        defer { apns.fake.stop() }
+        let fakes = try await PushFakes(folder: folder)
+        defer { fakes.stop() }
+        let apns = fakes.apnsFixture
         let server = try ServerProcess(
-            databasePath: database, extraArguments: ["--setup-confirmation", "false"] + apns.serverArguments)
+            databasePath: database, extraArguments: ["--setup-confirmation", "false"] + fakes.serverArguments)
         try await server.start()
         defer { server.kill(SIGKILL) }
         let desk = try CLIRunner(passphrase: "desk pass")
@@ -34,6 +36,8 @@ import Testing
         let token = String(repeating: "7c", count: 32)
         let register = ["register", "--server", server.baseURL, "--platform", "ios", "--device-token", token]
         #expect(try phone.run(register).status == 0)
+        let android = ["register", "--server", server.baseURL, "--platform", "android", "--device-token"]
+        #expect(try phone.run(android + [String(repeating: "f", count: 40)]).status == 0)
         #expect(try phone.run(["subscribe", channel, "--server", server.baseURL]).status == 0)
         let send = ["send", "--server", server.baseURL, "--broadcast", "--title", "ETH", "--body", "2,500 USD"]
 
@@ -49,6 +53,12 @@ import Testing
         let expiration = Int64(push.headers["apns-expiration"] ?? "") ?? 0
         #expect(expiration >= before + 600 && expiration <= before + 610, "apns-expiration \(expiration)")
         #expect(push.json?["aps"]?["thread-id"] == .string(channel))
+        #expect(try await eventually { fakes.fcm.received.count == 1 })
+        let message = try JSONParser.parse(try #require(fakes.fcm.received.first).body)["message"]
+        let options = message?["android"]
+        #expect(options?["priority"] == .string("normal") && options?["collapse_key"] == .string("price-ETH"))
+        let ttl = options?["ttl"]?.stringValue ?? ""
+        #expect(ttl.hasSuffix("s") && (590...600).contains(Int(ttl.dropLast()) ?? 0), "android.ttl \(ttl)")
 
         // Without options: priority 10, no collapse id, the max age; the thread is still the channel's.
         #expect(try desk.run(send).status == 0)
@@ -56,5 +66,9 @@ import Testing
         let plain = try #require(apns.fake.received.last)
         #expect(plain.headers["apns-priority"] == "10" && plain.headers["apns-collapse-id"] == nil)
         #expect(plain.json?["aps"]?["thread-id"] == .string(channel))
+        #expect(try await eventually { fakes.fcm.received.count == 2 })
+        let plainAndroid = try JSONParser.parse(try #require(fakes.fcm.received.last).body)["message"]?["android"]
+        #expect(plainAndroid?["priority"] == .string("high") && plainAndroid?["ttl"] == nil)
+        #expect(plainAndroid?["collapse_key"] == nil)
     }
 }
