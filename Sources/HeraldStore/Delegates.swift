@@ -53,6 +53,18 @@ package enum DelegatePlan: Sendable, Hashable {
     case keep(DelegateStatus)
     case refuseUnknownChannel
     case refuseTooMany
+
+    /// What the operation answers: `applied` for a plan to write (its nonce spent first), else the
+    /// refusal, which spends nothing.
+    package var answer: DelegateOutcome {
+        switch self {
+        case .insert: return .applied(.added)
+        case .delete: return .applied(.removed)
+        case .keep(let status): return .applied(status)
+        case .refuseUnknownChannel: return .unknownChannel
+        case .refuseTooMany: return .tooMany
+        }
+    }
 }
 
 /// Decides docs/protocol.md §11.1's rules once, for every backend.

@@ -33,14 +33,7 @@ extension PostgresWriteSQL {
         guard let (exists, isDelegate, count) = facts else { throw StoreError("the delegate facts returned no row") }
         let plan = DelegatePlanner.plan(
             change, channelExists: exists, isDelegate: isDelegate, delegateCount: Int(count))
-        let status: DelegateStatus
-        switch plan {
-        case .refuseUnknownChannel: return .delegate(.unknownChannel)
-        case .refuseTooMany: return .delegate(.tooMany)
-        case .keep(let kept): status = kept
-        case .insert: status = .added
-        case .delete: status = .removed
-        }
+        guard case .applied = plan.answer else { return .delegate(plan.answer) }
         guard try await spend(digest, retainedUntil: change.signed.nonceRetainedUntil) else { return nil }
         switch plan {
         case .insert:
@@ -52,6 +45,6 @@ extension PostgresWriteSQL {
             try await run("DELETE FROM delegates WHERE channel = \(channel) AND delegate = \(delegate)")
         default: break
         }
-        return .delegate(.applied(status))
+        return .delegate(plan.answer)
     }
 }

@@ -71,17 +71,10 @@ enum SubscriberControlSQL {
             _ change: DelegateChange, batch: inout DeviceChangeSQL.BatchNonces
         ) throws -> SubscriberControlOutcome {
             let plan = try DelegatesSQL.plan(change, in: db)
-            let status: DelegateStatus
-            switch plan {
-            case .refuseUnknownChannel: return .delegate(.unknownChannel)
-            case .refuseTooMany: return .delegate(.tooMany)
-            case .keep(let kept): status = kept
-            case .insert: status = .added
-            case .delete: status = .removed
-            }
+            guard case .applied = plan.answer else { return .delegate(plan.answer) }
             guard try spend(batch: &batch) else { return .replayed }
             try DelegatesSQL.write(plan, change, in: db)
-            return .delegate(.applied(status))
+            return .delegate(plan.answer)
         }
 
         /// Deletes the channel's choices a new list no longer allows: of settings not kept, or outside the

@@ -65,9 +65,7 @@ struct DelegateList: AsyncParsableCommand {
     @Option(name: .long, help: "Herald server URL.") var server: String
 
     func run() async throws {
-        let address = try EthereumAddress.argument(channel, what: "a channel address")
-        let client = try HeraldHTTPClient(server: server)
-        let answer = try await client.send(method: .GET, path: "/v1/channels/\(address.checksummed)", body: nil)
+        let answer = try await ChannelSettingsShow.channel(channel, server: server)
         let delegates = answer["delegates"] ?? .array([])
         if global.json {
             print(delegates.jsonText)

@@ -63,14 +63,19 @@ struct ChannelSettingsShow: AsyncParsableCommand {
     @Option(name: .long, help: "Herald server URL.") var server: String
 
     func run() async throws {
-        let address = try EthereumAddress.argument(channel, what: "a channel address")
-        let client = try HeraldHTTPClient(server: server)
-        let answer = try await client.send(method: .GET, path: "/v1/channels/\(address.checksummed)", body: nil)
+        let answer = try await Self.channel(channel, server: server)
         if global.json {
             print((answer["settings"] ?? .array([])).jsonText)
         } else {
             Self.printList(answer["settings"])
         }
+    }
+
+    /// `GET /v1/channels/{channel}` for a channel given on the command line (its settings, its delegates).
+    static func channel(_ text: String, server: String) async throws -> JSONValue {
+        let address = try EthereumAddress.argument(text, what: "a channel address")
+        let client = try HeraldHTTPClient(server: server)
+        return try await client.send(method: .GET, path: "/v1/channels/\(address.checksummed)", body: nil)
     }
 
     /// One line a setting: `id  toggle (default true)  description`.
