@@ -81,6 +81,7 @@ public final class ServerMetrics: Sendable {
         _ = CoreMetrics.Counter(label: "herald_read_marks_total", dimensions: [], factory: factory)
         _ = CoreMetrics.Counter(label: "herald_read_sync_pushes_total", dimensions: [], factory: factory)
         _ = CoreMetrics.Counter(label: "herald_broadcasts_limited_total", dimensions: [], factory: factory)
+        _ = CoreMetrics.Counter(label: "herald_idempotent_replays_total", dimensions: [], factory: factory)
     }
 
     /// What docs/protocol.md §10 did to a send's recipients: left out by a setting, stored but not pushed
@@ -129,6 +130,11 @@ public final class ServerMetrics: Sendable {
     func recordReadMark(pushes: Int) {
         counter("herald_read_marks_total", []).increment()
         if pushes > 0 { counter("herald_read_sync_pushes_total", []).increment(by: pushes) }
+    }
+
+    /// An operation received again and answered its first answer (docs/protocol.md §11.2).
+    func recordIdempotentReplay() {
+        counter("herald_idempotent_replays_total", []).increment()
     }
 
     /// A broadcast refused whole by its channel's bucket (answered 429).

@@ -58,13 +58,16 @@ public struct SubscriptionChange: Sendable, Hashable {
     public let subscriber: EthereumAddress
     public let publicKey: PublicKey
     public let nonce: UInt256
+    /// What was signed: with the nonce, the operation's identity (docs/protocol.md §11.2).
+    public let operation: OperationDigest
     public let nonceRetainedUntil: Int64
     public let now: Int64
 
     public init(
         action: Action, channel: EthereumAddress, subscriber: EthereumAddress, publicKey: PublicKey, nonce: UInt256,
-        nonceRetainedUntil: Int64, now: Int64
+        operation: OperationDigest, nonceRetainedUntil: Int64, now: Int64
     ) {
+        self.operation = operation
         self.action = action
         self.channel = channel
         self.subscriber = subscriber
@@ -82,6 +85,9 @@ public enum SubscriptionChangeOutcome: Sendable, Hashable {
     case unsubscribed(existed: Bool)
     /// No such channel: nothing changed, the nonce is not spent.
     case unknownChannel
-    /// The (signer, nonce) pair was already used: nothing changed.
+    /// The (signer, nonce) pair was already used by another operation: nothing changed.
     case replayed
+    /// The same operation again (docs/protocol.md §11.2): nothing changed; the first copy's outcome, answered
+    /// again with `Idempotent-Replay: true`.
+    indirect case repeated(SubscriptionChangeOutcome)
 }

@@ -43,6 +43,9 @@ public enum DelegateOutcome: Sendable, Hashable {
     /// An add past the channel's `DelegatePlanner.limit` delegates (`forbidden`): nothing changed.
     case tooMany
     case replayed
+    /// The same operation again (docs/protocol.md §11.2): nothing changed; the first copy's outcome, answered
+    /// again with `Idempotent-Replay: true`.
+    indirect case repeated(DelegateOutcome)
 }
 
 /// What a Delegate operation writes, decided from what the backend read in its transaction.

@@ -181,6 +181,8 @@ public struct DeviceChange: Sendable, Hashable {
     public let publicKey: PublicKey
     /// The replay nonce: (wallet, nonce) is accepted once across all operation types.
     public let nonce: UInt256
+    /// What was signed: with the nonce, the operation's identity (docs/protocol.md §11.2).
+    public let operation: OperationDigest
     /// Unix seconds after which the nonce may be forgotten (`expiresAt + skew`).
     public let nonceRetainedUntil: Int64
     /// The server clock when the change was verified.
@@ -195,9 +197,10 @@ public struct DeviceChange: Sendable, Hashable {
 
     public init(
         action: Action, wallet: EthereumAddress, platform: Platform, deviceToken: String, publicKey: PublicKey,
-        nonce: UInt256, nonceRetainedUntil: Int64, now: Int64, maxBindingsPerWallet: Int,
+        nonce: UInt256, operation: OperationDigest, nonceRetainedUntil: Int64, now: Int64, maxBindingsPerWallet: Int,
         queueSetupConfirmation: Bool = false, webPush: WebPushSubscription? = nil
     ) {
+        self.operation = operation
         self.webPush = webPush
         self.queueSetupConfirmation = queueSetupConfirmation
         self.action = action
@@ -220,10 +223,13 @@ public enum DeviceChangeOutcome: Sendable, Hashable {
     case unregistered
     /// An unregister of a binding that did not exist (the nonce is still spent).
     case absent
-    /// The (signer, nonce) pair was already used: nothing changed.
+    /// The (signer, nonce) pair was already used by another operation: nothing changed.
     case replayed
     /// A new binding would exceed the wallet's limit: nothing changed.
     case overLimit
+    /// The same operation again (docs/protocol.md §11.2): nothing changed; the first copy's outcome, answered
+    /// again with `Idempotent-Replay: true`.
+    indirect case repeated(DeviceChangeOutcome)
 }
 
 extension OutboxStore {

@@ -9,6 +9,8 @@ public struct NotificationSubmission: Sendable {
     public let publicKey: PublicKey
     public let payload: NotificationPayload
     public let nonce: UInt256
+    /// What was signed: with the nonce, the operation's identity (docs/protocol.md §11.2).
+    public let operation: OperationDigest
     public let nonceRetainedUntil: Int64
     /// Unix seconds (push queue times).
     public let now: Int64
@@ -19,10 +21,12 @@ public struct NotificationSubmission: Sendable {
 
     public init(
         channel: EthereumAddress, publicKey: PublicKey, payload: NotificationPayload, nonce: UInt256,
-        nonceRetainedUntil: Int64, now: Int64, epoch: Int64, policy: DeliveryPolicy = DeliveryPolicy(),
+        operation: OperationDigest, nonceRetainedUntil: Int64, now: Int64, epoch: Int64,
+        policy: DeliveryPolicy = DeliveryPolicy(),
         signer: EthereumAddress? = nil
     ) {
         self.policy = policy
+        self.operation = operation
         self.channel = channel
         self.signer = signer ?? channel
         self.publicKey = publicKey
@@ -39,8 +43,11 @@ public enum NotificationOutcome: Sendable, Hashable {
     case accepted(NotificationReceipt)
     /// The signer is not a known channel: nothing changed, the nonce is not spent.
     case unknownChannel
-    /// The (signer, nonce) pair was already used: nothing changed.
+    /// The (signer, nonce) pair was already used by another operation: nothing changed.
     case replayed
+    /// The same operation again (docs/protocol.md §11.2): nothing changed; the first copy's outcome, answered
+    /// again with `Idempotent-Replay: true`.
+    indirect case repeated(NotificationOutcome)
     /// Signed by an address that is neither the channel nor one of its current delegates
     /// (`signature_mismatch`, docs/protocol.md §11.1): nothing changed, the nonce is not spent.
     case notDelegate

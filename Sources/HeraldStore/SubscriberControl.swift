@@ -53,12 +53,17 @@ public struct DeliveryPolicy: Sendable, Hashable {
 public struct SignedChange: Sendable, Hashable {
     public let publicKey: PublicKey
     public let nonce: UInt256
+    /// What was signed: with the nonce, the operation's identity (docs/protocol.md §11.2).
+    public let operation: OperationDigest
     /// Unix seconds after which the nonce may be forgotten (`expiresAt + skew`).
     public let nonceRetainedUntil: Int64
     /// The server clock when the operation was verified (Unix seconds).
     public let now: Int64
 
-    public init(publicKey: PublicKey, nonce: UInt256, nonceRetainedUntil: Int64, now: Int64) {
+    public init(
+        publicKey: PublicKey, nonce: UInt256, operation: OperationDigest, nonceRetainedUntil: Int64, now: Int64
+    ) {
+        self.operation = operation
         self.publicKey = publicKey
         self.nonce = nonce
         self.nonceRetainedUntil = nonceRetainedUntil
@@ -84,6 +89,9 @@ public enum ChannelSettingsOutcome: Sendable, Hashable {
     /// The signer is no channel: nothing changed, the nonce is not spent.
     case unknownChannel
     case replayed
+    /// The same operation again (docs/protocol.md §11.2): nothing changed; the first copy's outcome, answered
+    /// again with `Idempotent-Replay: true`.
+    indirect case repeated(ChannelSettingsOutcome)
 }
 
 /// A verified SubscriberSettings.
@@ -109,6 +117,9 @@ public enum SubscriberSettingsOutcome: Sendable, Hashable {
     /// A choice the channel's list does not allow (`invalid_settings`): nothing changed.
     case refused(OperationRejection)
     case replayed
+    /// The same operation again (docs/protocol.md §11.2): nothing changed; the first copy's outcome, answered
+    /// again with `Idempotent-Replay: true`.
+    indirect case repeated(SubscriberSettingsOutcome)
 }
 
 /// One setting of a channel with the value that applies to one subscriber: its choice, or the default.
@@ -152,6 +163,9 @@ public enum MuteOutcome: Sendable, Hashable {
     /// `until` is neither 0 nor within ten years after now (`bad_request`): nothing changed.
     case outOfRange
     case replayed
+    /// The same operation again (docs/protocol.md §11.2): nothing changed; the first copy's outcome, answered
+    /// again with `Idempotent-Replay: true`.
+    indirect case repeated(MuteOutcome)
 }
 
 /// A verified ReadMark.
@@ -177,4 +191,7 @@ public enum ReadMarkOutcome: Sendable, Hashable {
     /// queued (none when nothing changed).
     case marked(unread: Int, pushes: Int)
     case replayed
+    /// The same operation again (docs/protocol.md §11.2): nothing changed; the first copy's outcome, answered
+    /// again with `Idempotent-Replay: true`.
+    indirect case repeated(ReadMarkOutcome)
 }

@@ -37,13 +37,16 @@ package enum SubscriberControlOutcome: Sendable, Hashable {
     case subscriberSettings(SubscriberSettingsOutcome)
     case mute(MuteOutcome)
     case readMark(ReadMarkOutcome)
-    /// The nonce was spent already, whatever the operation.
+    /// The nonce was spent already, by another operation.
     case replayed
+    /// The same operation again (docs/protocol.md §11.2): the first copy's outcome.
+    indirect case repeated(SubscriberControlOutcome)
 
     package var channelSettings: ChannelSettingsOutcome? {
         switch self {
         case .channelSettings(let outcome): return outcome
         case .replayed: return .replayed
+        case .repeated(let first): return first.channelSettings.map { .repeated($0) }
         default: return nil
         }
     }
@@ -52,6 +55,7 @@ package enum SubscriberControlOutcome: Sendable, Hashable {
         switch self {
         case .delegate(let outcome): return outcome
         case .replayed: return .replayed
+        case .repeated(let first): return first.delegate.map { .repeated($0) }
         default: return nil
         }
     }
@@ -60,6 +64,7 @@ package enum SubscriberControlOutcome: Sendable, Hashable {
         switch self {
         case .subscriberSettings(let outcome): return outcome
         case .replayed: return .replayed
+        case .repeated(let first): return first.subscriberSettings.map { .repeated($0) }
         default: return nil
         }
     }
@@ -68,6 +73,7 @@ package enum SubscriberControlOutcome: Sendable, Hashable {
         switch self {
         case .mute(let outcome): return outcome
         case .replayed: return .replayed
+        case .repeated(let first): return first.mute.map { .repeated($0) }
         default: return nil
         }
     }
@@ -76,6 +82,7 @@ package enum SubscriberControlOutcome: Sendable, Hashable {
         switch self {
         case .readMark(let outcome): return outcome
         case .replayed: return .replayed
+        case .repeated(let first): return first.readMark.map { .repeated($0) }
         default: return nil
         }
     }

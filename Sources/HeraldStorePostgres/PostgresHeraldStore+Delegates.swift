@@ -20,7 +20,7 @@ extension PostgresHeraldStore {
 /// it too and reads its delegates under it, so a send after a removal's answer finds the removal.
 extension PostgresWriteSQL {
     /// nil: the nonce was spent meanwhile (by another node: this insert waited for its commit).
-    mutating func apply(_ change: DelegateChange, digest: [UInt8]) async throws -> SubscriberControlOutcome? {
+    mutating func apply(_ change: DelegateChange, nonce: NonceSpend) async throws -> SubscriberControlOutcome? {
         let channel = bytea(change.channel)
         let delegate = bytea(change.delegate)
         let facts = try await connection.query(
@@ -34,7 +34,7 @@ extension PostgresWriteSQL {
         let plan = DelegatePlanner.plan(
             change, channelExists: exists, isDelegate: isDelegate, delegateCount: Int(count))
         guard case .applied = plan.answer else { return .delegate(plan.answer) }
-        guard try await spend(digest, retainedUntil: change.signed.nonceRetainedUntil) else { return nil }
+        guard try await spend(nonce, answer: nil) else { return nil }
         switch plan {
         case .insert:
             try await run(

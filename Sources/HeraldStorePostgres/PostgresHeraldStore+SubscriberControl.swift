@@ -47,29 +47,30 @@ enum PostgresControlReads {
 /// for a plan that saves (a refusal changes nothing).
 extension PostgresWriteSQL {
     mutating func apply(_ write: SubscriberControlWrite) async throws -> SubscriberControlOutcome {
-        let digest = NonceDigest(signer: write.signer, nonce: write.signed.nonce).bytes
-        let spent =
-            try await connection.query(
-                "SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(bytea(digest)))", logger: logger
-            ).rows { try $0.bool(0) }.first ?? false
+        let nonce = NonceSpend(
+            signer: write.signer, nonce: write.signed.nonce, operation: write.signed.operation,
+            retainedUntil: write.signed.nonceRetainedUntil)
         // Replay first, then the planner: a refusal spends no nonce.
-        if spent { return .replayed }
+        if let kept = try await stored(nonce) {
+            return try IdempotencyPlanner.answer(kept, for: nonce.operation, decode: StoredAnswer.control)
+        }
         let outcome: SubscriberControlOutcome?
         switch write {
-        case .channelSettings(let change): outcome = try await apply(change, digest: digest)
-        case .delegate(let change): outcome = try await apply(change, digest: digest)
-        case .subscriberSettings(let change): outcome = try await apply(change, digest: digest)
-        case .mute(let change): outcome = try await apply(change, digest: digest)
-        case .readMark(let change): outcome = try await apply(change, digest: digest)
+        case .channelSettings(let change): outcome = try await apply(change, nonce: nonce)
+        case .delegate(let change): outcome = try await apply(change, nonce: nonce)
+        case .subscriberSettings(let change): outcome = try await apply(change, nonce: nonce)
+        case .mute(let change): outcome = try await apply(change, nonce: nonce)
+        case .readMark(let change): outcome = try await apply(change, nonce: nonce)
         }
-        guard let outcome else { return .replayed }
+        guard let outcome else { return try await answer(for: nonce, decode: StoredAnswer.control) }
         if case .refusal = outcome.kind { return outcome }
+        try await keep(StoredAnswer.encode(outcome), for: nonce)
         try await remember(write.signed.publicKey, of: write.signer, now: write.signed.now)
         return outcome
     }
 
     /// nil: the nonce was spent meanwhile (by another node: this insert waited for its commit).
-    private func apply(_ change: ChannelSettingsChange, digest: [UInt8]) async throws -> SubscriberControlOutcome? {
+    private func apply(_ change: ChannelSettingsChange, nonce: NonceSpend) async throws -> SubscriberControlOutcome? {
         let channel = bytea(change.channel)
         // The row lock (FOR UPDATE) orders this with subscribers' choices being checked against the list.
         let current = try await connection.query(
@@ -78,7 +79,7 @@ extension PostgresWriteSQL {
         let plan = SubscriberControlPlanner.plan(
             change, channelExists: current != nil, current: try current.map(PostgresControlReads.stored) ?? .empty)
         guard case .save(let list, let kept) = plan else { return .channelSettings(.unknownChannel) }
-        guard try await spend(digest, retainedUntil: change.signed.nonceRetainedUntil) else { return nil }
+        guard try await spend(nonce, answer: nil) else { return nil }
         try await run("UPDATE channels SET settings = \(list.jsonText) WHERE address = \(channel)")
         try await run(
             """
@@ -91,7 +92,8 @@ extension PostgresWriteSQL {
         return .channelSettings(.saved(list))
     }
 
-    private func apply(_ change: SubscriberSettingsChange, digest: [UInt8]) async throws -> SubscriberControlOutcome? {
+    private func apply(_ change: SubscriberSettingsChange, nonce: NonceSpend) async throws -> SubscriberControlOutcome?
+    {
         let channel = bytea(change.channel)
         let subscriber = bytea(change.subscriber)
         // FOR SHARE: a channel replacing its list waits for this choice (and then drops it if it must).
@@ -116,7 +118,7 @@ extension PostgresWriteSQL {
         case .refuseNotSubscribed: return .subscriberSettings(.notSubscribed)
         case .refuse(let rejection): return .subscriberSettings(.refused(rejection))
         case .save(let choices, let effective):
-            guard try await spend(digest, retainedUntil: change.signed.nonceRetainedUntil) else { return nil }
+            guard try await spend(nonce, answer: nil) else { return nil }
             let sorted = choices.sorted { $0.key < $1.key }
             try await run(
                 """
@@ -129,7 +131,7 @@ extension PostgresWriteSQL {
         }
     }
 
-    private func apply(_ change: MuteChange, digest: [UInt8]) async throws -> SubscriberControlOutcome? {
+    private func apply(_ change: MuteChange, nonce: NonceSpend) async throws -> SubscriberControlOutcome? {
         let channel = bytea(change.channel)
         let subscriber = bytea(change.subscriber)
         let subscribed =
@@ -141,7 +143,7 @@ extension PostgresWriteSQL {
         case .refuseNotSubscribed: return .mute(.notSubscribed)
         case .refuseOutOfRange: return .mute(.outOfRange)
         case .save(let until):
-            guard try await spend(digest, retainedUntil: change.signed.nonceRetainedUntil) else { return nil }
+            guard try await spend(nonce, answer: nil) else { return nil }
             try await run(
                 """
                 UPDATE subscriptions SET muted_until = \(until) WHERE channel = \(channel) AND subscriber = \(subscriber)
@@ -150,8 +152,8 @@ extension PostgresWriteSQL {
         }
     }
 
-    private func apply(_ change: ReadMarkChange, digest: [UInt8]) async throws -> SubscriberControlOutcome? {
-        guard try await spend(digest, retainedUntil: change.signed.nonceRetainedUntil) else { return nil }
+    private func apply(_ change: ReadMarkChange, nonce: NonceSpend) async throws -> SubscriberControlOutcome? {
+        guard try await spend(nonce, answer: nil) else { return nil }
         let wallet = bytea(change.wallet)
         let before = try await connection.query(PostgresControlReads.unread(of: change.wallet), logger: logger)
             .integer()

@@ -12,7 +12,16 @@ enum PostgresMigrations {
         (5, "0005_subscriber_control", subscriberControlSQL),
         (6, "0006_delegates", delegatesSQL),
         (7, "0007_push_options", pushOptionsSQL),
+        (8, "0008_idempotent_answers", idempotentAnswersSQL),
     ]
+
+    static let idempotentAnswersSQL = """
+        -- Idempotent operations (docs/protocol.md §11.2): beside a spent nonce, the digest of the operation that
+        -- spent it (32 bytes, what was signed) and that operation's answer (HeraldStore's StoredAnswer bytes),
+        -- written in the transaction that spent it. NULL in rows spent before: those copies answer 409.
+        ALTER TABLE nonces ADD COLUMN operation bytea CHECK (length(operation) = 32);
+        ALTER TABLE nonces ADD COLUMN answer bytea;
+        """
 
     static let pushOptionsSQL = """
         -- A notification's push options (docs/protocol.md §11.4), NULL when not given: read with each of its

@@ -9,10 +9,12 @@ import PostgresNIO
 /// All of it commits together or not at all.
 extension PostgresWriteSQL {
     mutating func submit(_ submission: NotificationSubmission) async throws -> NotificationOutcome {
-        let digest = NonceDigest(signer: submission.signer, nonce: submission.nonce).bytes
-        let facts = try await notificationFacts(submission, digest: digest)
-        // Replay first, whatever the plan would be.
-        if facts.spent { return .replayed }
+        let nonce = NonceSpend(
+            signer: submission.signer, nonce: submission.nonce, operation: submission.operation,
+            retainedUntil: submission.nonceRetainedUntil)
+        let facts = try await notificationFacts(submission, digest: nonce.digest.bytes)
+        // Replay first, whatever the plan would be: the first answer, or replayed.
+        if facts.spent { return try await answer(for: nonce, decode: Self.decodeNotification) }
         let delivery: NotificationDelivery
         switch NotificationPlanner.plan(submission, facts: facts.read) {
         case .deliver(let planned): delivery = planned
@@ -21,7 +23,9 @@ extension PostgresWriteSQL {
         case .refuseSetting(let rejection): return .refusedSetting(rejection)
         case .refuseBroadcastLimit(let retryAfter): return .broadcastLimited(retryAfter: retryAfter)
         }
-        guard try await spend(digest, retainedUntil: submission.nonceRetainedUntil) else { return .replayed }
+        guard try await spend(nonce, answer: nil) else {
+            return try await answer(for: nonce, decode: Self.decodeNotification)
+        }
         let notification = try await insert(delivery.stored, channel: submission.channel, signer: submission.signer)
         try await write(delivery.buckets, channel: submission.channel)
         let receipt: NotificationReceipt
@@ -36,8 +40,13 @@ extension PostgresWriteSQL {
                 sids: written.sids, spam: items.filter(\.spam).count, pushes: written.pushes, filtered: filtered,
                 throttled: throttled, muted: items.filter(\.muted).count)
         }
+        try await keep(StoredAnswer.encode(receipt), for: nonce)
         try await remember(submission.publicKey, of: submission.signer, now: submission.now)
         return .accepted(receipt)
+    }
+
+    private static func decodeNotification(_ answer: [UInt8]) throws -> NotificationOutcome {
+        .accepted(try StoredAnswer.notification(answer))
     }
 
     /// Whether the nonce is spent, the channel with its settings and broadcast bucket, whether the signer is

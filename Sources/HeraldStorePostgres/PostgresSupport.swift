@@ -30,6 +30,11 @@ struct Columns {
 
     func cellIsNull(_ index: Int) throws -> Bool { try cell(index).bytes == nil }
 
+    func optionalBytes(_ index: Int) throws -> [UInt8]? {
+        guard var buffer = try cell(index).decode(ByteBuffer?.self) else { return nil }
+        return buffer.readBytes(length: buffer.readableBytes) ?? []
+    }
+
     func bytes(_ index: Int) throws -> [UInt8] {
         var buffer = try cell(index).decode(ByteBuffer.self)
         return buffer.readBytes(length: buffer.readableBytes) ?? []

@@ -95,51 +95,59 @@ struct PostgresWriteSQL {
             """)
     }
 
-    /// A device change: a register reads its facts (is the nonce spent, does the binding exist, how many
-    /// the wallet holds: one statement, under the signer's lock, so they hold until the commit), lets
-    /// `DeviceChangePlanner` decide, then spends the nonce and writes the plan in one statement. A
-    /// refused change spends nothing. An unregister needs no facts: one statement.
+    /// A device change: a register reads its facts (the spent nonce's kept row, does the binding exist, how
+    /// many the wallet holds: one statement, under the signer's lock, so they hold until the commit), lets
+    /// `DeviceChangePlanner` decide, then spends the nonce with its answer and writes the plan in one
+    /// statement. A refused change spends nothing. An unregister needs no facts: one statement, and its
+    /// answer (was there a binding?) kept by a second.
     mutating func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
-        let digest = bytea(NonceDigest(signer: change.wallet, nonce: change.nonce).bytes)
+        let nonce = NonceSpend(
+            signer: change.wallet, nonce: change.nonce, operation: change.operation,
+            retainedUntil: change.nonceRetainedUntil)
         var facts = BindingFacts(exists: true, walletBindings: 0)
         if change.action == .register {
             let wallet = bytea(change.wallet)
             let row = try await connection.query(
                 """
-                SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(digest)),
+                SELECT n.digest IS NOT NULL, n.operation, n.answer,
                        EXISTS (SELECT 1 FROM bindings
                                WHERE wallet = \(wallet) AND platform = \(change.platform.rawValue)
                                  AND device_token = \(change.deviceToken)),
                        (SELECT count(*) FROM bindings WHERE wallet = \(wallet))
+                FROM (SELECT 1) AS one LEFT JOIN nonces n ON n.digest = \(bytea(nonce.digest.bytes))
                 """, logger: logger
-            ).rows { (try $0.bool(0), try $0.bool(1), try $0.int(2)) }.first
-            guard let (spent, exists, count) = row else { throw StoreError("the binding facts returned no row") }
-            // Replay first: a spent nonce answers replayed whatever the plan would be.
-            if spent { return .replayed }
+            ).rows { (try $0.spentNonce(0), try $0.bool(3), try $0.int(4)) }.first
+            guard let (kept, exists, count) = row else { throw StoreError("the binding facts returned no row") }
+            // A spent nonce first: answered as the first time, or replayed, whatever the plan would be.
+            if let kept {
+                return try IdempotencyPlanner.answer(kept, for: change.operation, decode: StoredAnswer.device)
+            }
             facts = BindingFacts(exists: exists, walletBindings: Int(count))
         }
         let plan = DeviceChangePlanner.plan(change, facts: facts)
         if plan == .refuseOverLimit { return .overLimit }
         let needsKey = !rememberedKeys.contains(change.wallet) && !knownKeys.contains(change.wallet)
+        let known = plan.knownOutcome
         let row =
-            try await connection.query(write(plan, for: change, digest: digest, needsKey: needsKey), logger: logger)
+            try await connection.query(
+                write(plan, for: change, nonce: nonce, answer: known.flatMap(StoredAnswer.encode), needsKey: needsKey),
+                logger: logger
+            )
             .rows { (try $0.int(0), try $0.int(1)) }.first ?? (0, 0)
         // Not spent: another node's transaction spent it meanwhile (this insert waited for that commit).
-        guard row.0 > 0 else { return .replayed }
+        guard row.0 > 0 else { return try await answer(for: nonce, decode: StoredAnswer.device) }
         if needsKey { rememberedKeys.insert(change.wallet) }
-        switch plan {
-        case .refresh: return .registered(created: false)
-        case .create: return .registered(created: true)
-        case .remove: return row.1 > 0 ? .unregistered : .absent
-        case .refuseOverLimit: return .overLimit
-        }
+        if let known { return known }
+        let outcome: DeviceChangeOutcome = row.1 > 0 ? .unregistered : .absent
+        try await keep(StoredAnswer.encode(outcome), for: nonce)
+        return outcome
     }
 
     /// One statement: the nonce spent, the change the plan chose made only if it was, the wallet's key
     /// remembered. The plan arrives as flags, so that the text, and its prepared statement, is one for
     /// every plan; nothing in it decides. Answers (nonces spent, rows changed).
     private func write(
-        _ plan: DeviceChangePlan, for change: DeviceChange, digest: ByteBuffer, needsKey: Bool
+        _ plan: DeviceChangePlan, for change: DeviceChange, nonce: NonceSpend, answer: [UInt8]?, needsKey: Bool
     ) -> PostgresQuery {
         let wallet = bytea(change.wallet)
         let platform = change.platform.rawValue
@@ -163,7 +171,9 @@ struct PostgresWriteSQL {
         let remove = plan == .remove
         return """
             WITH spent AS (
-              INSERT INTO nonces (digest, retained_until) VALUES (\(digest), \(change.nonceRetainedUntil))
+              INSERT INTO nonces (digest, retained_until, operation, answer)
+              VALUES (\(bytea(nonce.digest.bytes)), \(nonce.retainedUntil), \(bytea(nonce.operation.bytes)),
+                      \(answer.map(bytea)))
               ON CONFLICT (digest) DO NOTHING RETURNING 1),
             refreshed AS (
               UPDATE bindings SET last_seen = \(change.now), p256dh = \(webPush?.p256dh), auth = \(webPush?.auth)
@@ -194,21 +204,27 @@ struct PostgresWriteSQL {
     }
 
     mutating func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome {
-        let digest = NonceDigest(signer: change.subscriber, nonce: change.nonce).bytes
+        let nonce = NonceSpend(
+            signer: change.subscriber, nonce: change.nonce, operation: change.operation,
+            retainedUntil: change.nonceRetainedUntil)
         let channel = bytea(change.channel)
         let subscriber = bytea(change.subscriber)
-        let facts =
-            try await connection.query(
-                """
-                SELECT EXISTS (SELECT 1 FROM nonces WHERE digest = \(bytea(digest))),
-                       EXISTS (SELECT 1 FROM channels WHERE address = \(channel))
-                """, logger: logger
-            ).rows { (try $0.bool(0), try $0.bool(1)) }.first ?? (false, false)
+        let facts = try await connection.query(
+            """
+            SELECT n.digest IS NOT NULL, n.operation, n.answer, EXISTS (SELECT 1 FROM channels WHERE address = \(channel))
+            FROM (SELECT 1) AS one LEFT JOIN nonces n ON n.digest = \(bytea(nonce.digest.bytes))
+            """, logger: logger
+        ).rows { (try $0.spentNonce(0), try $0.bool(3)) }.first
+        guard let (kept, channelExists) = facts else { throw StoreError("the subscription facts returned no row") }
         // Replay first, then the planner: a refusal spends no nonce.
-        if facts.0 { return .replayed }
-        let plan = SubscriptionChangePlanner.plan(change, channelExists: facts.1)
+        if let kept {
+            return try IdempotencyPlanner.answer(kept, for: change.operation, decode: StoredAnswer.subscription)
+        }
+        let plan = SubscriptionChangePlanner.plan(change, channelExists: channelExists)
         guard plan != .refuseUnknownChannel else { return .unknownChannel }
-        guard try await spend(digest, retainedUntil: change.nonceRetainedUntil) else { return .replayed }
+        guard try await spend(nonce, answer: nil) else {
+            return try await answer(for: nonce, decode: StoredAnswer.subscription)
+        }
         let outcome: SubscriptionChangeOutcome
         switch plan {
         case .refuseUnknownChannel:
@@ -234,21 +250,9 @@ struct PostgresWriteSQL {
             ).integer()
             outcome = .unsubscribed(existed: deleted > 0)
         }
+        try await keep(StoredAnswer.encode(outcome), for: nonce)
         try await remember(change.publicKey, of: change.subscriber, now: change.now)
         return outcome
-    }
-
-    /// Spends a nonce: false when it was spent already (by this node or any other).
-    func spend(_ digest: [UInt8], retainedUntil: Int64) async throws -> Bool {
-        let inserted = try await connection.query(
-            """
-            WITH inserted AS (
-              INSERT INTO nonces (digest, retained_until) VALUES (\(bytea(digest)), \(retainedUntil))
-              ON CONFLICT (digest) DO NOTHING RETURNING 1)
-            SELECT count(*) FROM inserted
-            """, logger: logger
-        ).integer()
-        return inserted > 0
     }
 
     /// Records a wallet's public key; the first one recorded stands (a wallet's key never changes).

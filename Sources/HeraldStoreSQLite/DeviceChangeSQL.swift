@@ -4,24 +4,6 @@ import HeraldStore
 
 /// The SQL of one change, inside the batch's transaction. Later changes in a batch see earlier ones.
 enum DeviceChangeSQL {
-    /// Spends a nonce in the batch's transaction: the database judges. False when the digest is already
-    /// in the `nonces` key (another node, or a process whose spend this one's memory has not seen):
-    /// the operation is a replay. Memory follows only after the commit.
-    static func spend(
-        _ digest: NonceDigest, retainedUntil: Int64, in db: Database, batch: inout BatchNonces
-    ) throws
-        -> Bool
-    {
-        let spend = try RawStatement(
-            db, "INSERT INTO nonces (digest, retained_until) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING")
-        spend.bind(1, digest.bytes)
-        spend.bind(2, retainedUntil)
-        try spend.execute()
-        guard spend.changes > 0 else { return false }
-        batch.add(digest, retainedUntil)
-        return true
-    }
-
     /// Records a wallet's public key. A wallet's key never changes (the address is its hash), so the
     /// first one recorded stands, and wallets recorded recently need no probe at all.
     static func remember(
@@ -57,25 +39,30 @@ enum DeviceChangeSQL {
         func keysRemembered(_ wallet: EthereumAddress) -> Bool { keys.contains(wallet) }
     }
 
-    /// Reads the facts, lets `DeviceChangePlanner` decide, then spends the nonce and writes the plan: a
-    /// refused change spends nothing and writes nothing.
+    /// Reads the facts, lets `DeviceChangePlanner` decide, then spends the nonce with the answer and writes
+    /// the plan: a refused change spends nothing and writes nothing; a spent nonce is answered by
+    /// `IdempotencyPlanner` (the first answer for the same operation, `replayed` for another).
     static func apply(
         _ change: DeviceChange, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
         batch: inout BatchNonces
     ) throws -> DeviceChangeOutcome {
-        let digest = NonceDigest(signer: change.wallet, nonce: change.nonce)
-        // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
-        if batch.contains(digest) || ledger.contains(digest) { return .replayed }
+        let nonce = NonceSpend(
+            signer: change.wallet, nonce: change.nonce, operation: change.operation,
+            retainedUntil: change.nonceRetainedUntil)
+        if nonce.isSpent(batch: batch, ledger: ledger) { return try nonce.answer(in: db, decode: StoredAnswer.device) }
         let facts = change.action == .register ? try bindingFacts(change, in: db) : nil
         let plan = DeviceChangePlanner.plan(change, facts: facts ?? BindingFacts(exists: true, walletBindings: 0))
         if plan == .refuseOverLimit {
-            // Replay first, as when the nonce is spent: an over-limit replay is a replay.
-            return try isSpent(digest, in: db) ? .replayed : .overLimit
+            // A spent nonce first: a copy of an applied operation is answered as it was, even over the limit.
+            guard let spent = try nonce.stored(in: db) else { return .overLimit }
+            return try IdempotencyPlanner.answer(spent, for: change.operation, decode: StoredAnswer.device)
         }
-        guard try spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch) else {
-            return .replayed
+        let known = plan.knownOutcome
+        guard try nonce.spend(answer: known.flatMap(StoredAnswer.encode), in: db, batch: &batch) else {
+            return try nonce.answer(in: db, decode: StoredAnswer.device)
         }
         let outcome = try write(plan, for: change, in: db)
+        if known == nil { try nonce.keep(StoredAnswer.encode(outcome), in: db) }
         try remember(change.publicKey, of: change.wallet, now: change.now, in: db, knownKeys: knownKeys, batch: &batch)
         return outcome
     }
@@ -94,12 +81,6 @@ enum DeviceChangeSQL {
             throw StoreError("the binding facts returned no row")
         }
         return BindingFacts(exists: row.0 > 0, walletBindings: Int(row.1))
-    }
-
-    private static func isSpent(_ digest: NonceDigest, in db: Database) throws -> Bool {
-        let spent = try RawStatement(db, "SELECT 1 FROM nonces WHERE digest = ?")
-        spent.bind(1, digest.bytes)
-        return try spent.integer() != nil
     }
 
     private static func write(

@@ -19,7 +19,16 @@ enum Migrations {
         ("0012_unread_counters", unreadCountersSQL),
         ("0013_delegates", delegatesSQL),
         ("0014_push_options", pushOptionsSQL),
+        ("0015_idempotent_answers", idempotentAnswersSQL),
     ]
+
+    static let idempotentAnswersSQL = """
+        -- Idempotent operations (docs/protocol.md §11.2): beside a spent nonce, the digest of the operation that
+        -- spent it (32 bytes, what was signed) and that operation's answer (HeraldStore's StoredAnswer bytes),
+        -- written in the transaction that spent it. NULL in rows spent before: those copies answer 409.
+        ALTER TABLE nonces ADD COLUMN operation BLOB CHECK (operation IS NULL OR length(operation) = 32);
+        ALTER TABLE nonces ADD COLUMN answer BLOB;
+        """
 
     static let pushOptionsSQL = """
         -- A notification's push options (docs/protocol.md §11.4), NULL when not given: read with each of its

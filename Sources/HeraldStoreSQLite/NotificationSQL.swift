@@ -11,9 +11,10 @@ enum NotificationSQL {
         _ submission: NotificationSubmission, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
         batch: inout DeviceChangeSQL.BatchNonces
     ) throws -> NotificationOutcome {
-        let digest = NonceDigest(signer: submission.signer, nonce: submission.nonce)
-        // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
-        if batch.contains(digest) || ledger.contains(digest) { return .replayed }
+        let nonce = NonceSpend(
+            signer: submission.signer, nonce: submission.nonce, operation: submission.operation,
+            retainedUntil: submission.nonceRetainedUntil)
+        if nonce.isSpent(batch: batch, ledger: ledger) { return try nonce.answer(in: db, decode: Self.decode) }
         let facts = try NotificationFactsSQL.read(submission, in: db)
         let delivery: NotificationDelivery
         switch NotificationPlanner.plan(submission, facts: facts) {
@@ -23,9 +24,9 @@ enum NotificationSQL {
         case .refuseSetting(let rejection): return .refusedSetting(rejection)
         case .refuseBroadcastLimit(let retryAfter): return .broadcastLimited(retryAfter: retryAfter)
         }
-        guard
-            try DeviceChangeSQL.spend(digest, retainedUntil: submission.nonceRetainedUntil, in: db, batch: &batch)
-        else { return .replayed }
+        guard try nonce.spend(answer: nil, in: db, batch: &batch) else {
+            return try nonce.answer(in: db, decode: Self.decode)
+        }
         let notification = try insert(delivery.stored, submission: submission, in: db)
         try NotificationFactsSQL.write(delivery.buckets, channel: submission.channel, in: db)
         let receipt: NotificationReceipt
@@ -44,7 +45,12 @@ enum NotificationSQL {
         try DeviceChangeSQL.remember(
             submission.publicKey, of: submission.signer, now: submission.now, in: db, knownKeys: knownKeys,
             batch: &batch)
+        try nonce.keep(StoredAnswer.encode(receipt), in: db)
         return .accepted(receipt)
+    }
+
+    private static func decode(_ answer: [UInt8]) throws -> NotificationOutcome {
+        .accepted(try StoredAnswer.notification(answer))
     }
 
     /// The notification row; `signer` is kept only when a delegate signed (NULL: the channel).

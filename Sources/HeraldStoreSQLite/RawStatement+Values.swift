@@ -6,6 +6,9 @@ enum RawValue {
     case blob([UInt8])
     case text(String)
     case integer(Int64)
+    case null
+
+    static func blobOrNull(_ bytes: [UInt8]?) -> RawValue { bytes.map { .blob($0) } ?? .null }
 
     static func address(_ address: EthereumAddress) -> RawValue { .blob(address.bytes) }
 }
@@ -20,6 +23,7 @@ extension RawStatement {
             case .blob(let bytes): bind(index, bytes)
             case .text(let text): bind(index, text)
             case .integer(let number): bind(index, number)
+            case .null: bind(index, blobOrNull: nil)
             }
         }
     }

@@ -35,6 +35,15 @@ struct RawStatement {
         }
     }
 
+    /// Binds the bytes, or NULL.
+    func bind(_ index: Int32, blobOrNull bytes: [UInt8]?) {
+        guard let bytes else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        bind(index, bytes)
+    }
+
     func bind(_ index: Int32, _ value: Int64) {
         sqlite3_bind_int64(statement, index, value)
     }
@@ -94,6 +103,9 @@ struct RawStatement {
             let count = Int(sqlite3_column_bytes(statement, index))
             return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
         }
+
+        /// Nil for NULL; a zero-length blob reads as `[]`.
+        func optionalBlob(_ index: Int32) -> [UInt8]? { isNull(index) ? nil : blob(index) }
 
         func blob(_ index: Int32) -> [UInt8] {
             let count = Int(sqlite3_column_bytes(statement, index))

@@ -10,10 +10,11 @@ enum SubscriberControlSQL {
         _ write: SubscriberControlWrite, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
         batch: inout DeviceChangeSQL.BatchNonces
     ) throws -> SubscriberControlOutcome {
-        let digest = NonceDigest(signer: write.signer, nonce: write.signed.nonce)
-        // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
-        if batch.contains(digest) || ledger.contains(digest) { return .replayed }
-        var session = Session(db: db, digest: digest, signed: write.signed, signer: write.signer)
+        let nonce = NonceSpend(
+            signer: write.signer, nonce: write.signed.nonce, operation: write.signed.operation,
+            retainedUntil: write.signed.nonceRetainedUntil)
+        if nonce.isSpent(batch: batch, ledger: ledger) { return try nonce.answer(in: db, decode: StoredAnswer.control) }
+        var session = Session(db: db, nonce: nonce, signed: write.signed, signer: write.signer)
         let outcome: SubscriberControlOutcome
         switch write {
         case .channelSettings(let change): outcome = try session.apply(change, batch: &batch)
@@ -22,7 +23,9 @@ enum SubscriberControlSQL {
         case .mute(let change): outcome = try session.apply(change, batch: &batch)
         case .readMark(let change): outcome = try session.apply(change, batch: &batch)
         }
+        if case .replayed = outcome { return try nonce.answer(in: db, decode: StoredAnswer.control) }
         if session.spent {
+            try nonce.keep(StoredAnswer.encode(outcome), in: db)
             try DeviceChangeSQL.remember(
                 write.signed.publicKey, of: write.signer, now: write.signed.now, in: db, knownKeys: knownKeys,
                 batch: &batch)
@@ -33,21 +36,22 @@ enum SubscriberControlSQL {
     /// One operation's statements, with its nonce spent once its plan saves.
     private struct Session {
         let db: Database
-        let digest: NonceDigest
+        let nonce: NonceSpend
         let signed: SignedChange
         let signer: EthereumAddress
         private(set) var spent = false
 
-        init(db: Database, digest: NonceDigest, signed: SignedChange, signer: EthereumAddress) {
+        init(db: Database, nonce: NonceSpend, signed: SignedChange, signer: EthereumAddress) {
             self.db = db
-            self.digest = digest
+            self.nonce = nonce
             self.signed = signed
             self.signer = signer
         }
 
-        /// False: another node (or process) spent it first; the operation is a replay.
+        /// False: another process spent it first; `apply` then answers what `nonces` holds for it. The
+        /// answer is kept once the writes decided it.
         mutating func spend(batch: inout DeviceChangeSQL.BatchNonces) throws -> Bool {
-            spent = try DeviceChangeSQL.spend(digest, retainedUntil: signed.nonceRetainedUntil, in: db, batch: &batch)
+            spent = try nonce.spend(answer: nil, in: db, batch: &batch)
             return spent
         }
 

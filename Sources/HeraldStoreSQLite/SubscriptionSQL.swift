@@ -9,15 +9,18 @@ enum SubscriptionSQL {
         _ change: SubscriptionChange, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
         batch: inout DeviceChangeSQL.BatchNonces
     ) throws -> SubscriptionChangeOutcome {
-        let digest = NonceDigest(signer: change.subscriber, nonce: change.nonce)
-        // Memory may only answer "spent" early; the key in `nonces` decides what is fresh.
-        if batch.contains(digest) || ledger.contains(digest) { return .replayed }
+        let nonce = NonceSpend(
+            signer: change.subscriber, nonce: change.nonce, operation: change.operation,
+            retainedUntil: change.nonceRetainedUntil)
+        if nonce.isSpent(batch: batch, ledger: ledger) {
+            return try nonce.answer(in: db, decode: StoredAnswer.subscription)
+        }
         let known = try RawStatement(db, "SELECT 1 FROM channels WHERE address = ?")
         known.bind(1, change.channel.bytes)
         let plan = SubscriptionChangePlanner.plan(change, channelExists: try known.integer() != nil)
         guard plan != .refuseUnknownChannel else { return .unknownChannel }
-        guard try DeviceChangeSQL.spend(digest, retainedUntil: change.nonceRetainedUntil, in: db, batch: &batch) else {
-            return .replayed
+        guard try nonce.spend(answer: nil, in: db, batch: &batch) else {
+            return try nonce.answer(in: db, decode: StoredAnswer.subscription)
         }
 
         let outcome: SubscriptionChangeOutcome
@@ -39,6 +42,7 @@ enum SubscriptionSQL {
             try delete.execute()
             outcome = .unsubscribed(existed: delete.changes > 0)
         }
+        try nonce.keep(StoredAnswer.encode(outcome), in: db)
         try DeviceChangeSQL.remember(
             change.publicKey, of: change.subscriber, now: change.now, in: db, knownKeys: knownKeys, batch: &batch)
         return outcome

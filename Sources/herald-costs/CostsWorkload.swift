@@ -171,12 +171,13 @@ struct CostsWorkload {
             _ = try await store.apply(
                 SubscriptionChange(
                     action: .subscribe, channel: channel, subscriber: key.address, publicKey: key.publicKey,
-                    nonce: UInt256(UInt64(2 * index)), nonceRetainedUntil: retained, now: now))
+                    nonce: UInt256(UInt64(2 * index)), operation: .random(), nonceRetainedUntil: retained, now: now))
             _ = try await store.apply(
                 DeviceChange(
                     action: .register, wallet: key.address, platform: .ios,
                     deviceToken: String(format: "%064x", index + 1),
-                    publicKey: key.publicKey, nonce: UInt256(UInt64(2 * index + 1)), nonceRetainedUntil: retained,
+                    publicKey: key.publicKey, nonce: UInt256(UInt64(2 * index + 1)), operation: .random(),
+                    nonceRetainedUntil: retained,
                     now: now, maxBindingsPerWallet: 20))
         }
     }
@@ -211,7 +212,8 @@ struct CostsWorkload {
             ChannelSettingsChange(
                 channel: channel.address, list: list,
                 signed: SignedChange(
-                    publicKey: channel.publicKey, nonce: UInt256(UInt64(6)), nonceRetainedUntil: retained, now: now)))
+                    publicKey: channel.publicKey, nonce: UInt256(UInt64(6)), operation: .random(),
+                    nonceRetainedUntil: retained, now: now)))
         let off = try SettingChoices.parse(#"{"news":false}"#)
         let high = try SettingChoices.parse(#"{"min":90}"#)
         for index in 0..<subscribers {
@@ -222,14 +224,16 @@ struct CostsWorkload {
                     SubscriberSettingsChange(
                         channel: channel.address, subscriber: key.address, choices: index % 3 == 0 ? off : high,
                         signed: SignedChange(
-                            publicKey: key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: retained, now: now)))
+                            publicKey: key.publicKey, nonce: UInt256(nonce), operation: .random(),
+                            nonceRetainedUntil: retained, now: now)))
             }
             if index % 10 == 0 {
                 _ = try await store.apply(
                     MuteChange(
                         channel: channel.address, subscriber: key.address, until: now + 86_400,
                         signed: SignedChange(
-                            publicKey: key.publicKey, nonce: UInt256(nonce + 1), nonceRetainedUntil: retained,
+                            publicKey: key.publicKey, nonce: UInt256(nonce + 1), operation: .random(),
+                            nonceRetainedUntil: retained,
                             now: now)))
             }
         }

@@ -124,13 +124,14 @@ import Testing
         #expect(missing.isEmpty, "\(missing.count) acknowledged registrations lost")
         try queue.close()
 
-        // A restarted server still refuses the acknowledged nonces.
+        // A restarted server still knows the acknowledged operations: the same again is answered as it was.
         let restarted = try ServerProcess(databasePath: database)
         try await restarted.start()
         defer { restarted.kill(SIGKILL) }
         let first = try #require(operations.first { op in acked.contains { $0.token == op.token } })
-        let (status, _) = try await HTTP.post(restarted.baseURL + "/v1/devices", json: first.body)
-        #expect(status == 409)
+        let again = try await HTTP.exchange(restarted.baseURL + "/v1/devices", json: first.body)
+        #expect(again.status == 200 && again.idempotentReplay)
+        #expect((try? JSONParser.parse(Array(again.body)))?["status"] == .string("registered"))
     }
 }
 

@@ -167,6 +167,8 @@ enum HTTP {
     struct Exchange: Sendable {
         let status: Int
         let retryAfter: String?
+        /// `Idempotent-Replay: true`: a stored answer given again (docs/protocol.md §11.2).
+        var idempotentReplay = false
         let body: Data
     }
 
@@ -189,6 +191,7 @@ enum HTTP {
         let body = try await response.body.collect(upTo: 64 << 20)
         return Exchange(
             status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
+            idempotentReplay: response.headers.first(name: "Idempotent-Replay") == "true",
             body: Data(body.readableBytesView))
     }
 

@@ -106,11 +106,30 @@ import Testing
         }
     }
 
-    @Test func replayIsRefusedAcrossOperationsAndSpellings() async throws {
+    /// docs/protocol.md §11.2: the same operation again, however its addresses and `v` are spelled, is answered
+    /// its first answer with `Idempotent-Replay: true`; another operation with the spent nonce, or the same
+    /// message under the other scheme, is `409 replayed`.
+    @Test func aRepeatIsAnsweredAsTheFirstTimeAndAnotherOperationIsAReplay() async throws {
         try await F().test { client in
             let envelope = try F.signed(F.binding(nonce: 9))
-            #expect(try await client.post(envelope).status == .ok)
-            expectError(try await client.post(envelope), .replayed)
+            let first = try await client.post(envelope)
+            #expect(first.status == .ok)
+            #expect(first.headers[.idempotentReplay] == nil)
+            let wallet = F.key.address.checksummed
+            let signature = try #require(JSONParser.parse(envelope)["signature"]?.stringValue)
+            let v = signature.suffix(2)
+            let otherV = v == "1b" ? "00" : "01"
+            for copy in [
+                envelope, envelope.replacingOccurrences(of: wallet, with: wallet.lowercased()),
+                envelope.replacingOccurrences(of: signature, with: signature.dropLast(2) + otherV),
+            ] {
+                let again = try await client.post(copy)
+                #expect(again.status == .ok)
+                #expect(again.headers[.idempotentReplay] == "true")
+                #expect(Array(again.body.readableBytesView) == Array(first.body.readableBytesView))
+            }
+            // The same message under EIP-191: another operation.
+            expectError(try await client.post(try F.signed(F.binding(nonce: 9), scheme: .eip191)), .replayed)
             // Same nonce, other action and scheme, issuedAt written as a JSON integer: still spent.
             let unregister = try F.signed(F.binding(.unregister, nonce: 9), scheme: .eip191)
             let issued = String(F.now - 100)

@@ -30,7 +30,7 @@ import Testing
         try await F().test { client in
             #expect(try await client.get("/healthz").json == .object([("status", .string("ok"))]))
             _ = try await client.post(try F.signed(F.binding()))
-            _ = try await client.post(try F.signed(F.binding()))
+            _ = try await client.post(try F.signed(F.binding(), scheme: .eip191))
             let metrics = try await client.get("/metrics")
             #expect(metrics.status == .ok)
             #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)

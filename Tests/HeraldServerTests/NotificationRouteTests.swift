@@ -159,8 +159,15 @@ import Testing
             #expect(try await client.post(body, uri: "/v1/notifications").errorCode == "forbidden")
             try await fixture.state.store.saveChannel(
                 ChannelRecord(address: Self.channelKey.address, name: "Late", icon: "", url: "", createdAt: 1))
-            #expect(try await client.post(body, uri: "/v1/notifications").status == .accepted)
-            #expect(try await client.post(body, uri: "/v1/notifications").errorCode == "replayed")
+            let accepted = try await client.post(body, uri: "/v1/notifications")
+            #expect(accepted.status == .accepted && accepted.headers[.idempotentReplay] == nil)
+            // The same send again: its first answer, sids included, and no second item (§11.2).
+            let again = try await client.post(body, uri: "/v1/notifications")
+            #expect(again.status == .accepted && again.headers[.idempotentReplay] == "true")
+            #expect(Array(again.body.readableBytesView) == Array(accepted.body.readableBytesView))
+            let other = try Self.notification(Self.draft.targetedPayload(to: [F.other.address]), nonce: 7)
+            #expect(try await client.post(other, uri: "/v1/notifications").errorCode == "replayed")
+            #expect(try await fixture.state.store.feed(of: F.key.address, spam: true, limit: 10, offset: 0).total == 1)
         }
     }
 

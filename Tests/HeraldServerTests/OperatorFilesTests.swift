@@ -72,14 +72,15 @@ private struct SlowProvider: PushProvider {
                 == ["herald_a_total", "herald_e:f"])
     }
 
-    /// A subscription, a registration (creating a binding and its confirmation push), a replayed
-    /// registration (a rejection), an unknown path, a notification, one drain of the outbox (push
+    /// A subscription, a registration (creating a binding and its confirmation push), the same again (its
+    /// answer given again), another with its nonce (a rejection), an unknown path, a notification, one drain of the outbox (push
     /// outcomes and send times) and one pruning round (the gauges and the pruned counters).
     static func oneOfEachEvent(_ client: any TestClientProtocol, state: ServerState) async throws {
         #expect(try await client.post(try S.signed(S.subscription(nonce: 1)), uri: "/v1/subscriptions").status == .ok)
         let binding = try F.signed(F.binding(nonce: 2))
         #expect(try await client.post(binding).status == .ok)
-        #expect(try await client.post(binding).status == .conflict)
+        #expect(try await client.post(binding).headers[.idempotentReplay] == "true")
+        #expect(try await client.post(try F.signed(F.binding(nonce: 2), scheme: .eip191)).status == .conflict)
         #expect(try await client.get("/v1/nowhere").status == .notFound)
         let sent = try await client.post(
             try N.notification(N.draft.targetedPayload(to: [F.key.address]), nonce: 3), uri: "/v1/notifications")

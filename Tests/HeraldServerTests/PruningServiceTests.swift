@@ -15,7 +15,8 @@ import Testing
         func change(_ token: Int, nonce: UInt64, now: Int64) -> DeviceChange {
             DeviceChange(
                 action: .register, wallet: key.address, platform: .ios, deviceToken: String(format: "%064x", token),
-                publicKey: key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: now + 660, now: now,
+                publicKey: key.publicKey, nonce: UInt256(nonce), operation: .random(), nonceRetainedUntil: now + 660,
+                now: now,
                 maxBindingsPerWallet: 20)
         }
         let day: Int64 = 86_400
@@ -55,7 +56,7 @@ import Testing
                 NotificationSubmission(
                     channel: channel.address, publicKey: channel.publicKey,
                     payload: try NotificationPayload.parse(payload), nonce: UInt256(UInt64(nonce + 1)),
-                    nonceRetainedUntil: now + 600, now: sent, epoch: sent * 1000))
+                    operation: .random(), nonceRetainedUntil: now + 600, now: sent, epoch: sent * 1000))
         }
         try await store.rememberPublicKey(idle.publicKey, of: idle.address, now: now - 300 * day)
         var configuration = HeraldSettings()

@@ -174,7 +174,8 @@ extension PushMessage {
             _ = try await state.store.apply(
                 DeviceChange(
                     action: .register, wallet: other.address, platform: .ios, deviceToken: F.iosToken,
-                    publicKey: other.publicKey, nonce: UInt256(77), nonceRetainedUntil: F.now + 600, now: F.now,
+                    publicKey: other.publicKey, nonce: UInt256(77), operation: .random(),
+                    nonceRetainedUntil: F.now + 600, now: F.now,
                     maxBindingsPerWallet: 20, queueSetupConfirmation: true))
             let provider = RecordingProvider(answers: [.deadToken(reason: "APNs 410 Unregistered")])
             let service = PushOutboxService(
@@ -201,7 +202,8 @@ extension PushMessage {
             // A refresh of the same binding queues nothing.
             let refresh = DeviceChange(
                 action: .register, wallet: F.key.address, platform: .ios, deviceToken: F.iosToken,
-                publicKey: F.key.publicKey, nonce: UInt256(90), nonceRetainedUntil: F.now + 600, now: F.now,
+                publicKey: F.key.publicKey, nonce: UInt256(90), operation: .random(), nonceRetainedUntil: F.now + 600,
+                now: F.now,
                 maxBindingsPerWallet: 20, queueSetupConfirmation: true)
             #expect(try await state.store.apply(refresh) == .registered(created: false))
             #expect(try await state.store.queuedPushCount() == 0)

@@ -92,3 +92,8 @@ extension TestResponse {
     var errorCode: String? { json?["error"]?["code"]?.stringValue }
     var text: String { String(buffer: body) }
 }
+
+extension HTTPField.Name {
+    /// On a stored answer given again to the same operation (docs/protocol.md §11.2).
+    static let idempotentReplay = Self("Idempotent-Replay")!
+}

@@ -39,7 +39,8 @@ import Testing
                 DeviceChange(
                     action: .register, wallet: ServerFixture.key.address, platform: .webpush, deviceToken: endpoint,
                     publicKey: ServerFixture.key.publicKey, nonce: UInt256(nonce),
-                    nonceRetainedUntil: ServerFixture.now + 600, now: ServerFixture.now, maxBindingsPerWallet: 100,
+                    operation: .random(), nonceRetainedUntil: ServerFixture.now + 600, now: ServerFixture.now,
+                    maxBindingsPerWallet: 100,
                     queueSetupConfirmation: true, webPush: subscription))
         }
         for index in 0..<60 { try await bind("https://127.0.0.1:\(tarpitPort)/tarpit/\(index)", nonce: UInt64(index)) }

@@ -113,7 +113,11 @@ import Testing
             #expect(chosen.json?["settings"]?.jsonText == #"{"trades":false}"#)
             let again = try await client.post(
                 try Self.choices(#"{"trades":false}"#, nonce: 4), uri: "/v1/subscriber-settings")
-            #expect(again.status == .conflict && again.errorCode == "replayed")
+            #expect(again.status == .ok && again.headers[.idempotentReplay] == "true")
+            #expect(again.json == chosen.json)
+            let otherChoice = try await client.post(
+                try Self.choices(#"{"trades":true}"#, nonce: 4), uri: "/v1/subscriber-settings")
+            #expect(otherChoice.status == .conflict && otherChoice.errorCode == "replayed")
 
             // A send naming the toggle leaves this subscriber out: filtered, no sid.
             let payload =

@@ -84,8 +84,19 @@ import Testing
     @Test func replayUnknownChannelAndWrongSigner() async throws {
         try await withChannel { client in
             let body = try Self.signed(Self.subscription(nonce: 5))
-            #expect(try await client.post(body, uri: "/v1/subscriptions").status == .ok)
-            #expect(try await client.post(body, uri: "/v1/subscriptions").errorCode == "replayed")
+            let first = try await client.post(body, uri: "/v1/subscriptions")
+            #expect(first.status == .ok)
+            // Unsubscribed meanwhile, the same subscribe again answers what it answered, and changes nothing.
+            let unsubscribe = try Self.signed(Self.subscription(.unsubscribe, nonce: 50))
+            #expect(try await client.post(unsubscribe, uri: "/v1/subscriptions").status == .ok)
+            let again = try await client.post(body, uri: "/v1/subscriptions")
+            #expect(again.status == .ok && again.headers[.idempotentReplay] == "true")
+            #expect(again.json == first.json && again.json?["status"] == .string("subscribed"))
+            #expect(
+                try await client.get("/v1/channels/\(Self.channelKey.address.checksummed)").json?["subscribers"]
+                    == .number("0"))
+            let otherWithSameNonce = try Self.signed(Self.subscription(.unsubscribe, nonce: 5))
+            #expect(try await client.post(otherWithSameNonce, uri: "/v1/subscriptions").errorCode == "replayed")
             let unknown = try await client.post(
                 try Self.signed(Self.subscription(channel: F.key.address, nonce: 6)), uri: "/v1/subscriptions")
             #expect(unknown.errorCode == "not_found")

@@ -7,6 +7,10 @@ public struct VerifiedOperation<Operation: SignedOperation>: Sendable {
     public let signer: EthereumAddress
     /// The recovered public key (what `GET /v1/users/{wallet}/pubkey` serves).
     public let publicKey: PublicKey
+    /// The 32 bytes that were signed (the EIP-712 hash or the EIP-191 message hash): with the signer and
+    /// the nonce, what makes two copies the same operation (docs/protocol.md §11.2). The spelling of
+    /// addresses and `v` do not change it; the scheme does.
+    public let digest: [UInt8]
 }
 
 /// The outcome of verification: a value, not an exception.
@@ -99,7 +103,9 @@ public struct OperationVerifier: Sendable {
                     "the signature does not recover to \(operation.claimedSigner) on chain \(domain.chainId)")
             }
             return .valid(
-                VerifiedOperation(operation: operation, scheme: envelope.scheme, signer: signer, publicKey: publicKey))
+                VerifiedOperation(
+                    operation: operation, scheme: envelope.scheme, signer: signer, publicKey: publicKey, digest: digest)
+            )
         } catch {
             return .invalid(error)
         }

@@ -205,7 +205,8 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private static func respond(to body: ByteBuffer, devices: DeviceController, logger: Logger) async -> Answer {
         do {
             let answer = try await devices.answer(body.readableBytesView, logger: logger)
-            return Answer(status: .ok, body: answer.jsonBytes, retryAfter: nil)
+            if answer.isReplay { devices.metrics.recordIdempotentReplay() }
+            return Answer(status: .ok, body: answer.body.jsonBytes, retryAfter: nil, isReplay: answer.isReplay)
         } catch let error as APIError {
             return Answer(error)
         } catch {
@@ -217,6 +218,8 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let status: HTTPResponse.Status
         let body: [UInt8]
         let retryAfter: Int?
+        /// The first answer of the same operation, given again (docs/protocol.md §11.2).
+        var isReplay = false
     }
 
     private func write(_ answer: Answer, started: ContinuousClock.Instant, context: ChannelHandlerContext) {
@@ -225,6 +228,7 @@ final class DeviceRouteFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         fields[.contentType] = JSONResponse.contentType
         fields[.contentLength] = String(answer.body.count)
         if let retryAfter = answer.retryAfter { fields[.retryAfter] = String(retryAfter) }
+        if answer.isReplay { fields[.idempotentReplay] = "true" }
         fields[.date] = HTTPDate.now()
         fields[.server] = HeraldServerApp.serverName
         context.write(wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: fields))), promise: nil)

@@ -18,3 +18,8 @@ enum JSONResponse {
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
+
+extension HTTPField.Name {
+    /// Marks a stored answer given again to the same operation (docs/protocol.md §11.2).
+    static let idempotentReplay = Self("Idempotent-Replay")!
+}

@@ -32,8 +32,24 @@ struct DelegateController: Sendable {
             channel: operation.channel, delegate: operation.delegate, action: operation.action,
             signed: SignedChange(
                 publicKey: verified.publicKey, nonce: operation.nonceValue,
+                operation: try signed.identity(of: verified),
                 nonceRetainedUntil: signed.nonceRetention(expiresAt: operation.expiresAt), now: now))
-        switch try await StoreCall.run(context, { try await store.apply(change) }) {
+        let outcome = try await StoreCall.run(context, { try await store.apply(change) })
+        if case .repeated(let first) = outcome { return signed.replay(try answer(first, operation)) }
+        if case .applied(let status) = outcome {
+            context.logger.info(
+                "delegate changed",
+                metadata: [
+                    "channel": "\(operation.channel)", "delegate": "\(operation.delegate)",
+                    "status": "\(status.rawValue)",
+                ])
+        }
+        return try answer(outcome, operation)
+    }
+
+    /// The answer of an outcome, or its refusal.
+    private func answer(_ outcome: DelegateOutcome, _ operation: DelegateUpdate) throws -> Response {
+        switch outcome {
         case .unknownChannel:
             signed.metrics.recordRejection(.forbidden)
             throw APIError(.forbidden, "\(operation.channel) is not a channel on this server")
@@ -43,13 +59,8 @@ struct DelegateController: Sendable {
         case .replayed:
             signed.metrics.recordRejection(.replayed)
             throw APIError(.replayed, "this nonce was already used by \(operation.channel)")
+        case .repeated: throw APIError(.internal, "a Delegate's kept answer is itself a replay")
         case .applied(let status):
-            context.logger.info(
-                "delegate changed",
-                metadata: [
-                    "channel": "\(operation.channel)", "delegate": "\(operation.delegate)",
-                    "status": "\(status.rawValue)",
-                ])
             return JSONResponse.make(
                 .object([
                     ("channel", .string(operation.channel.checksummed)),

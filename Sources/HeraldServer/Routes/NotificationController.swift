@@ -50,10 +50,16 @@ struct NotificationController: Sendable {
         }
         let submission = NotificationSubmission(
             channel: operation.channel, publicKey: verified.publicKey, payload: payload, nonce: operation.nonceValue,
+            operation: try signed.identity(of: verified),
             nonceRetainedUntil: signed.nonceRetention(expiresAt: operation.expiresAt), now: now,
             epoch: signed.millisecondClock(), policy: policy, signer: verified.signer)
         let outcome = try await StoreCall.run(context) { try await store.submit(submission) }
         switch outcome {
+        case .repeated(.accepted(let receipt)):
+            // The same send again (docs/protocol.md §11.2): its first answer, and nothing stored or pushed.
+            return signed.replay(JSONResponse.make(bytes: Self.acceptedBody(receipt), status: .accepted))
+        case .repeated:
+            throw APIError(.internal, "a notification's kept answer is not an accepted one")
         case .unknownChannel:
             signed.metrics.recordRejection(.forbidden)
             throw APIError(.forbidden, "\(operation.channel) is not a channel on this server")

@@ -39,6 +39,7 @@ struct SubscriberControlController: Sendable {
         let verified = try signed.verified(body.readableBytesView, as: type, now: now)
         let change = SignedChange(
             publicKey: verified.publicKey, nonce: verified.operation.nonce ?? UInt256(0),
+            operation: try signed.identity(of: verified),
             nonceRetainedUntil: signed.nonceRetention(expiresAt: verified.operation.expiresAt), now: now)
         return (verified.operation, change)
     }
@@ -56,7 +57,14 @@ struct SubscriberControlController: Sendable {
     private func channelSettings(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let (operation, signedChange) = try await verify(request, as: ChannelSettingsUpdate.self)
         let change = ChannelSettingsChange(channel: operation.channel, list: operation.list, signed: signedChange)
-        switch try await StoreCall.run(context, { try await store.apply(change) }) {
+        let outcome = try await StoreCall.run(context, { try await store.apply(change) })
+        if case .repeated(let first) = outcome { return signed.replay(try answer(first, operation)) }
+        return try answer(outcome, operation)
+    }
+
+    private func answer(_ outcome: ChannelSettingsOutcome, _ operation: ChannelSettingsUpdate) throws -> Response {
+        switch outcome {
+        case .repeated: throw keptReplay()
         case .unknownChannel:
             throw refused(.forbidden, "\(operation.channel) is not a channel on this server")
         case .replayed: throw replayed(operation.channel)
@@ -71,7 +79,15 @@ struct SubscriberControlController: Sendable {
         let change = SubscriberSettingsChange(
             channel: operation.channel, subscriber: operation.subscriber, choices: operation.choices,
             signed: signedChange)
-        switch try await StoreCall.run(context, { try await store.apply(change) }) {
+        let outcome = try await StoreCall.run(context, { try await store.apply(change) })
+        if case .repeated(let first) = outcome { return signed.replay(try answer(first, operation)) }
+        return try answer(outcome, operation)
+    }
+
+    private func answer(_ outcome: SubscriberSettingsOutcome, _ operation: SubscriberSettingsUpdate) throws -> Response
+    {
+        switch outcome {
+        case .repeated: throw keptReplay()
         case .notSubscribed:
             throw refused(.notFound, "\(operation.subscriber) does not subscribe to \(operation.channel)")
         case .refused(let rejection): throw refused(rejection.code, rejection.message)
@@ -96,7 +112,14 @@ struct SubscriberControlController: Sendable {
         let change = MuteChange(
             channel: operation.channel, subscriber: operation.subscriber, until: operation.untilSeconds,
             signed: signedChange)
-        switch try await StoreCall.run(context, { try await store.apply(change) }) {
+        let outcome = try await StoreCall.run(context, { try await store.apply(change) })
+        if case .repeated(let first) = outcome { return signed.replay(try answer(first, operation)) }
+        return try answer(outcome, operation)
+    }
+
+    private func answer(_ outcome: MuteOutcome, _ operation: Mute) throws -> Response {
+        switch outcome {
+        case .repeated: throw keptReplay()
         case .notSubscribed:
             throw refused(.notFound, "\(operation.subscriber) does not subscribe to \(operation.channel)")
         case .outOfRange:
@@ -117,13 +140,23 @@ struct SubscriberControlController: Sendable {
         let change = ReadMarkChange(
             wallet: operation.wallet, sids: operation.sidList, upTo: operation.upToSid, signed: signedChange,
             policy: policy)
-        switch try await StoreCall.run(context, { try await store.apply(change) }) {
+        let outcome = try await StoreCall.run(context, { try await store.apply(change) })
+        switch outcome {
         case .replayed: throw replayed(operation.wallet)
+        case .repeated(.marked(let unread, _)):
+            return signed.replay(Self.readAnswer(operation.wallet, unread: unread))
+        case .repeated: throw keptReplay()
         case .marked(let unread, let pushes):
             signed.metrics.recordReadMark(pushes: pushes)
             if pushes > 0 { pushWakeup.signal() }
-            return JSONResponse.make(
-                .object([("wallet", .string(operation.wallet.checksummed)), ("unread", .number(String(unread)))]))
+            return Self.readAnswer(operation.wallet, unread: unread)
         }
     }
+
+    private static func readAnswer(_ wallet: EthereumAddress, unread: Int) -> Response {
+        JSONResponse.make(.object([("wallet", .string(wallet.checksummed)), ("unread", .number(String(unread)))]))
+    }
+
+    /// A kept answer is an applied operation's: one that reads back as anything else is a fault here.
+    private func keptReplay() -> APIError { APIError(.internal, "an operation's kept answer is not an applied one") }
 }

@@ -53,9 +53,16 @@ struct SubscriptionController: Sendable {
         let change = SubscriptionChange(
             action: operation.action == .subscribe ? .subscribe : .unsubscribe, channel: operation.channel,
             subscriber: operation.subscriber, publicKey: verified.publicKey, nonce: operation.nonceValue,
+            operation: try signed.identity(of: verified),
             nonceRetainedUntil: signed.nonceRetention(expiresAt: operation.expiresAt),
             now: now)
         let outcome = try await StoreCall.run(context) { try await store.apply(change) }
+        if case .repeated(let first) = outcome { return signed.replay(try answer(first, operation)) }
+        return try answer(outcome, operation)
+    }
+
+    /// The answer of an outcome, or its refusal.
+    private func answer(_ outcome: SubscriptionChangeOutcome, _ operation: Subscription) throws -> Response {
         let status: String
         switch outcome {
         case .subscribed: status = "subscribed"
@@ -64,6 +71,7 @@ struct SubscriptionController: Sendable {
         case .replayed:
             signed.metrics.recordRejection(.replayed)
             throw APIError(.replayed, "this nonce was already used by \(operation.subscriber)")
+        case .repeated: throw APIError(.internal, "a subscription's kept answer is itself a replay")
         }
         return JSONResponse.make(
             .object([

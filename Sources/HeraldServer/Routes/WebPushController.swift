@@ -41,20 +41,22 @@ struct WebPushController: Sendable {
         let change = DeviceChange(
             action: register ? .register : .unregister, wallet: binding.wallet, platform: .webpush,
             deviceToken: subscription.endpoint, publicKey: verified.publicKey, nonce: binding.nonceValue,
+            operation: try signed.identity(of: verified),
             nonceRetainedUntil: signed.nonceRetention(expiresAt: binding.expiresAt),
             now: now, maxBindingsPerWallet: devices.maxBindingsPerWallet,
             queueSetupConfirmation: devices.setupConfirmation, webPush: register ? subscription : nil)
-        let status = try await devices.apply(change, logger: context.logger)
+        let (status, isReplay) = try await devices.apply(change, logger: context.logger)
         context.logger.debug(
             "web push subscription \(status)",
             metadata: [
                 "wallet": "\(binding.wallet)", "endpoint": "\(WebPushEndpoint.logOrigin(subscription.endpoint))",
             ])
         // The keys are not echoed (§9).
-        return JSONResponse.make(
+        let response = JSONResponse.make(
             .object([
                 ("wallet", .string(binding.wallet.checksummed)), ("platform", .string(Platform.webpush.rawValue)),
                 ("endpoint", .string(subscription.endpoint)), ("status", .string(status)),
             ]))
+        return isReplay ? signed.replay(response) : response
     }
 }

@@ -25,6 +25,17 @@ package enum DeviceChangePlan: Sendable, Hashable {
     case refuseOverLimit
     /// Delete the binding (the outcome says whether there was one).
     case remove
+
+    /// The outcome when the plan itself tells it, before any write: a register's. Its answer is then kept
+    /// with the nonce in the statement that spends it (docs/protocol.md §11.2), the registration's hot path.
+    package var knownOutcome: DeviceChangeOutcome? {
+        switch self {
+        case .refresh: return .registered(created: false)
+        case .create: return .registered(created: true)
+        case .refuseOverLimit: return .overLimit
+        case .remove: return nil
+        }
+    }
 }
 
 /// Decides every rule of a DeviceBinding (docs/protocol.md §4.1, §4.3, §9) once, for every backend.

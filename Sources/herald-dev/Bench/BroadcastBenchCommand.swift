@@ -83,7 +83,7 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
             // The broadcast limit is the server's (12 an hour by default); the bench times the write.
             let submission = NotificationSubmission(
                 channel: channel.address, publicKey: channel.publicKey, payload: payload,
-                nonce: UInt256.randomNonce(), nonceRetainedUntil: now + 660, now: now,
+                nonce: UInt256.randomNonce(), operation: .random(), nonceRetainedUntil: now + 660, now: now,
                 epoch: now * 1000, policy: DeliveryPolicy(channelBroadcastsPerHour: 0))
             let (receipt, seconds) = try await BenchWallets.commit(submission, to: store, what: "broadcast")
             times.append(seconds)
@@ -107,7 +107,9 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
     ) async throws {
         let now = Int64(Date().timeIntervalSince1970)
         let signed: @Sendable (PrivateKey, UInt64) -> SignedChange = { key, nonce in
-            SignedChange(publicKey: key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: now + 660, now: now)
+            SignedChange(
+                publicKey: key.publicKey, nonce: UInt256(nonce), operation: .random(), nonceRetainedUntil: now + 660,
+                now: now)
         }
         if let key {
             let list = try ChannelSettingsList.parse(controlSettings)
@@ -157,12 +159,14 @@ struct BroadcastBenchCommand: AsyncParsableCommand {
                         _ = try await store.apply(
                             SubscriptionChange(
                                 action: .subscribe, channel: channel, subscriber: wallet, publicKey: key.publicKey,
-                                nonce: UInt256(UInt64(2 * index)), nonceRetainedUntil: now + 660, now: now))
+                                nonce: UInt256(UInt64(2 * index)), operation: .random(), nonceRetainedUntil: now + 660,
+                                now: now))
                         _ = try await store.apply(
                             DeviceChange(
                                 action: .register, wallet: wallet, platform: .ios,
                                 deviceToken: BenchWallets.token(index), publicKey: key.publicKey,
-                                nonce: UInt256(UInt64(2 * index + 1)), nonceRetainedUntil: now + 660, now: now,
+                                nonce: UInt256(UInt64(2 * index + 1)), operation: .random(),
+                                nonceRetainedUntil: now + 660, now: now,
                                 maxBindingsPerWallet: 20))
                         progress?.advance()
                     }

@@ -90,7 +90,8 @@ struct PushBenchCommand: AsyncParsableCommand {
             NotificationDraft(title: "Bench", body: "Push delivery bench").broadcastPayload())
         let submission = NotificationSubmission(
             channel: channel.address, publicKey: channel.publicKey, payload: payload,
-            nonce: UInt256.randomNonce(), nonceRetainedUntil: now + 660, now: now, epoch: now * 1000)
+            nonce: UInt256.randomNonce(), operation: .random(), nonceRetainedUntil: now + 660, now: now,
+            epoch: now * 1000)
         guard case .accepted = try await store.submit(submission) else {
             throw CLIError(.unexpected, "the bench broadcast was not accepted")
         }

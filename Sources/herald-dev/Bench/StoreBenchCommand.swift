@@ -40,7 +40,8 @@ struct StoreBenchCommand: AsyncParsableCommand {
                 action: .register, wallet: addresses[index % walletCount], platform: .ios,
                 deviceToken: Hex.encode(
                     runId + withUnsafeBytes(of: UInt64(index).bigEndian, Array.init) + [UInt8](repeating: 0, count: 16)),
-                publicKey: key.publicKey, nonce: UInt256(UInt64(index)), nonceRetainedUntil: now + 660, now: now,
+                publicKey: key.publicKey, nonce: UInt256(UInt64(index)), operation: .random(),
+                nonceRetainedUntil: now + 660, now: now,
                 maxBindingsPerWallet: 1_000_000)
         }
         preparing.finish()

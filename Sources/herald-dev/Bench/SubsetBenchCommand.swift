@@ -47,7 +47,8 @@ struct SubsetBenchCommand: AsyncParsableCommand {
             let now = Int64(Date().timeIntervalSince1970)
             let submission = NotificationSubmission(
                 channel: channel.address, publicKey: channel.publicKey, payload: payload,
-                nonce: UInt256.randomNonce(), nonceRetainedUntil: now + 660, now: now, epoch: now * 1000,
+                nonce: UInt256.randomNonce(), operation: .random(), nonceRetainedUntil: now + 660, now: now,
+                epoch: now * 1000,
                 policy: DeliveryPolicy())
             let (receipt, seconds) = try await BenchWallets.commit(submission, to: store, what: "send")
             times.append(seconds)

@@ -155,9 +155,21 @@ import Testing
                 for _ in 0..<16 { group.addTask { try await store.submit(submission) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(outcomes.filter { $0 == .replayed }.count == 15)
+            // One applies; the 15 others get its answer (docs/protocol.md §11.2).
+            let applied = outcomes.filter { if case .accepted = $0 { true } else { false } }
+            #expect(applied.count == 1)
+            let first = try #require(applied.first)
+            #expect(outcomes.filter { $0 == .repeated(first) }.count == 15)
+            // Another send with that nonce is a replay.
+            let other = try Fixtures.submission(
+                NotificationDraft(title: "other", body: "b").targetedPayload(to: [Fixtures.subscriber(1).address]),
+                nonce: 99)
+            #expect(try await store.submit(other) == .replayed)
             #expect(
                 try await store.feed(of: Fixtures.subscriber(0).address, spam: false, limit: 10, offset: 0).total == 1)
+            #expect(
+                try await store.feed(of: Fixtures.subscriber(1).address, spam: false, limit: 10, offset: 0).total == 0)
+            #expect(try await store.pushCounts()["queued"] == 1)
         }
     }
 

@@ -21,7 +21,8 @@ import Testing
     ) -> DeviceChange {
         DeviceChange(
             action: action, wallet: Fixtures.key.address, platform: .webpush, deviceToken: subscription.endpoint,
-            publicKey: Fixtures.key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: 2_000, now: now,
+            publicKey: Fixtures.key.publicKey, nonce: UInt256(nonce), operation: .random(), nonceRetainedUntil: 2_000,
+            now: now,
             maxBindingsPerWallet: max, queueSetupConfirmation: confirm,
             webPush: action == .register ? subscription : nil)
     }

@@ -15,7 +15,8 @@ enum Fixtures {
     ) -> DeviceChange {
         DeviceChange(
             action: action, wallet: key.address, platform: platform, deviceToken: token, publicKey: key.publicKey,
-            nonce: UInt256(nonce), nonceRetainedUntil: retainedUntil, now: now, maxBindingsPerWallet: max,
+            nonce: UInt256(nonce), operation: .random(), nonceRetainedUntil: retainedUntil, now: now,
+            maxBindingsPerWallet: max,
             queueSetupConfirmation: confirm)
     }
 
@@ -32,7 +33,7 @@ enum Fixtures {
     ) -> SubscriptionChange {
         SubscriptionChange(
             action: action, channel: channel, subscriber: key.address, publicKey: key.publicKey,
-            nonce: UInt256(nonce), nonceRetainedUntil: 10_000, now: now)
+            nonce: UInt256(nonce), operation: .random(), nonceRetainedUntil: 10_000, now: now)
     }
 
     /// A notification from `other`, the channel of these tests.
@@ -42,7 +43,8 @@ enum Fixtures {
     ) throws -> NotificationSubmission {
         NotificationSubmission(
             channel: other.address, publicKey: other.publicKey, payload: try NotificationPayload.parse(payload),
-            nonce: UInt256(nonce), nonceRetainedUntil: 4_000_000_000, now: now, epoch: epoch, policy: policy)
+            nonce: UInt256(nonce), operation: .random(), nonceRetainedUntil: 4_000_000_000, now: now, epoch: epoch,
+            policy: policy)
     }
 
     /// A notification from `other` signed by `signer` (a delegate, or a stranger claiming to be one).
@@ -51,7 +53,8 @@ enum Fixtures {
     ) throws -> NotificationSubmission {
         NotificationSubmission(
             channel: other.address, publicKey: signer.publicKey, payload: try NotificationPayload.parse(payload),
-            nonce: UInt256(nonce), nonceRetainedUntil: 4_000_000_000, now: 1_000, epoch: 5_000, signer: signer.address)
+            nonce: UInt256(nonce), operation: .random(), nonceRetainedUntil: 4_000_000_000, now: 1_000, epoch: 5_000,
+            signer: signer.address)
     }
 
     /// The channel `other` adds or removes `delegate`.
@@ -64,7 +67,8 @@ enum Fixtures {
 
     /// What a §10 change of `key` carries.
     static func signed(_ key: PrivateKey, nonce: UInt64, now: Int64 = 1_000) -> SignedChange {
-        SignedChange(publicKey: key.publicKey, nonce: UInt256(nonce), nonceRetainedUntil: 10_000, now: now)
+        SignedChange(
+            publicKey: key.publicKey, nonce: UInt256(nonce), operation: .random(), nonceRetainedUntil: 10_000, now: now)
     }
 
     /// The channel `other` publishes `json` (a settings list).
