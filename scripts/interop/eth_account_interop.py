@@ -126,6 +126,9 @@ class Server:
         self.account = Account.create()
         self.device_token = secrets.token_hex(32)
         self.registered_body = None
+        self.registered_answer = None
+        self.registered_message = None
+        self.last_headers = {}
 
     def url(self):
         if self.port is None:
@@ -206,16 +209,17 @@ class Server:
             self.process.wait()
 
     def request(self, method, path, body=None, headers=None):
-        """Returns (status, JSON body); an HTTP error status is an answer, not an exception."""
+        """Returns (status, JSON body); an HTTP error status is an answer, not an exception. The answer's
+        headers are kept in `last_headers`."""
         data = None if body is None else json.dumps(body).encode("utf-8")
         request = urllib.request.Request(self.url() + path, data=data, method=method, headers=headers or {})
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:
             with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
-                status, raw = response.status, response.read()
+                status, raw, self.last_headers = response.status, response.read(), response.headers
         except urllib.error.HTTPError as error:
-            status, raw = error.code, error.read()
+            status, raw, self.last_headers = error.code, error.read(), error.headers
         try:
             return status, json.loads(raw)
         except ValueError:
@@ -454,22 +458,33 @@ def check_serve_info(herald, scratch):
 
 def check_serve_eip712_register(herald, scratch):
     server = herald.server
-    body = envelope(server.account, device_binding(server.account, "register", server.device_token), "eip712")
+    message = device_binding(server.account, "register", server.device_token)
+    body = envelope(server.account, message, "eip712")
     answer = server.post_device(body, 200)
     expect(answer.get("status") == "registered", f"status is {answer.get('status')!r}: {answer}")
+    expect(server.last_headers.get("Idempotent-Replay") is None, "a first answer marked Idempotent-Replay")
     expect(answer.get("wallet") == server.account.address, f"wallet is {answer.get('wallet')!r}, not {server.account.address}")
     expect(answer.get("deviceToken") == server.device_token, f"deviceToken is {answer.get('deviceToken')!r}")
     server.registered_body = body
+    server.registered_answer = answer
+    server.registered_message = message
     return f"{server.account.address} registered, nonce {body['message']['nonce']}"
 
 
 def check_serve_eip712_replay(herald, scratch):
+    """docs/protocol.md §11.2: the same body again is answered its first answer, marked; the same message
+    signed by eth-account under EIP-191 is another operation with a spent nonce."""
     server = herald.server
     expect(server.registered_body is not None, "no accepted register to replay (the check above failed)")
-    answer = server.post_device(server.registered_body, 409)
-    code = answer.get("error", {}).get("code")
-    expect(code == "replayed", f"error code is {code!r}: {answer}")
-    return "409 replayed"
+    answer = server.post_device(server.registered_body, 200)
+    expect(answer == server.registered_answer, f"the copy answered {answer}, the first {server.registered_answer}")
+    marked = server.last_headers.get("Idempotent-Replay")
+    expect(marked == "true", f"Idempotent-Replay is {marked!r}")
+    other_scheme = envelope(server.account, server.registered_message, "eip191")
+    refused = server.post_device(other_scheme, 409)
+    code = refused.get("error", {}).get("code")
+    expect(code == "replayed", f"error code is {code!r}: {refused}")
+    return "the same body: 200, its first answer, Idempotent-Replay: true; under EIP-191: 409 replayed"
 
 
 def check_serve_eip191_unregister(herald, scratch):
@@ -690,7 +705,7 @@ CHECKS = [
     ("passphrase bytes are used as given (NFD vs NFC)", check_passphrase_bytes_not_normalised),
     ("f) serve: GET /v1/info names the audience, chain id 1 and the EIP-712 domain", check_serve_info),
     ("f) serve: eth-account EIP-712 DeviceBinding register -> 200 registered", check_serve_eip712_register),
-    ("f) serve: the same EIP-712 body again -> 409 replayed", check_serve_eip712_replay),
+    ("f) serve: the same EIP-712 body again -> its first answer; under EIP-191 -> 409", check_serve_eip712_replay),
     ("f) serve: eth-account EIP-191 DeviceBinding unregister -> 200 unregistered", check_serve_eip191_unregister),
     ("f) serve: /v1/users/<wallet>/pubkey is eth-account's public key", check_serve_pubkey),
     ("f) serve: a signature by another eth-account key -> 401 signature_mismatch", check_serve_signature_mismatch),
