@@ -81,10 +81,57 @@ package struct HeraldHTTPClient {
     /// Answers are small, but for a broadcast's: one sid per subscriber.
     package static let defaultAnswerLimit = 1 << 20
 
+    /// A success answer, and whether it is a stored one given again (`Idempotent-Replay: true`).
+    package struct Answer: Sendable {
+        package let json: JSONValue
+        package let idempotentReplay: Bool
+    }
+
+    /// POSTs a signed operation, and after a timeout, a network error or a 5xx sends the same bytes
+    /// again: at most `tries` sends, each started before `expiresAt` (Unix seconds). A copy of an
+    /// operation the server applied is answered its first answer (docs/protocol.md §11.2), so a retry
+    /// never applies it twice. `pause(n)` is the wait before the n-th retry.
+    package func postOperation(
+        _ path: String, json text: String, expiresAt: Int64, tries: Int = 3, answerLimit: Int = defaultAnswerLimit,
+        now: () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        pause: (Int) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }
+    ) async throws -> Answer {
+        var sent = 0
+        while true {
+            sent += 1
+            do {
+                return try await exchange(method: .POST, path: path, body: Array(text.utf8), answerLimit: answerLimit)
+            } catch let failure as Transient {
+                guard sent < tries else { throw failure.error }
+                try await pause(sent)
+                guard now() < expiresAt else { throw failure.error }
+            }
+        }
+    }
+
     package func send(
         method: HTTPMethod, path: String, body: [UInt8]?, headers extra: [(String, String)] = [],
         answerLimit: Int = defaultAnswerLimit
     ) async throws -> JSONValue {
+        do {
+            return try await exchange(
+                method: method, path: path, body: body, headers: extra, answerLimit: answerLimit
+            ).json
+        } catch let failure as Transient {
+            throw failure.error
+        }
+    }
+
+    /// A failure that the same request may not meet again: no answer (a timeout, a refused or broken
+    /// connection) or a 5xx.
+    private struct Transient: Error {
+        let error: CLIError
+    }
+
+    private func exchange(
+        method: HTTPMethod, path: String, body: [UInt8]?, headers extra: [(String, String)] = [],
+        answerLimit: Int
+    ) async throws -> Answer {
         let url = server.absoluteString.trimmingTrailingSlashes + path
         var request = HTTPClientRequest(url: url)
         request.method = method
@@ -103,7 +150,8 @@ package struct HeraldHTTPClient {
         } catch is NIOTooManyBytesError {
             throw CLIError(.unreachable, "\(url) answered with more than \(answerLimit) bytes: not read")
         } catch {
-            throw CLIError(.unreachable, "cannot reach \(server.absoluteString): \(Self.describe(error))")
+            throw Transient(
+                error: CLIError(.unreachable, "cannot reach \(server.absoluteString): \(Self.describe(error))"))
         }
         let parsed = try? JSONParser.parse(bytes.readableBytesView)
         switch response.status.code {
@@ -111,10 +159,12 @@ package struct HeraldHTTPClient {
             guard let parsed else {
                 throw CLIError(.unreachable, "\(url) answered \(response.status.code) without JSON")
             }
-            return parsed
+            return Answer(json: parsed, idempotentReplay: response.headers.first(name: "Idempotent-Replay") == "true")
         case 500...:
-            throw CLIError(
-                .unreachable, "\(server.absoluteString) failed: HTTP \(response.status.code) \(Self.errorText(parsed))")
+            throw Transient(
+                error: CLIError(
+                    .unreachable,
+                    "\(server.absoluteString) failed: HTTP \(response.status.code) \(Self.errorText(parsed))"))
         default:
             if let code = parsed?["error"]?["code"]?.stringValue {
                 throw CLIError(.refused, "\(code): \(parsed?["error"]?["message"]?.stringValue ?? "")")

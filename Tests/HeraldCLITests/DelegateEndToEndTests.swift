@@ -42,6 +42,7 @@ import Testing
         let sent = try bot.run(send + ["--body", "from the bot", "--json"])
         #expect(sent.status == 0, "\(sent.stderr)")
         let answer = try JSONParser.parse(Array(sent.stdout.utf8))
+        #expect(answer["idempotentReplay"] == .bool(false), "a first answer: \(sent.stdout)")
         guard case .array(let sids)? = answer["sid"], let sid = sids.first?.stringValue else {
             Issue.record("no sid in \(sent.stdout)")
             return

@@ -79,12 +79,14 @@ struct SendMessage: AsyncParsableCommand {
         let operation = NotificationOperation(
             channel: channel ?? session.key.address, payload: payload, audience: session.info.audience,
             nonce: UInt256.randomNonce(), issuedAt: issuedAt, expiresAt: expiresAt)
-        // A broadcast's 202 lists one sid per subscriber: about 12 bytes each, 12 MB for a million.
-        let answer = try await session.client.post(
+        // A broadcast's 202 lists one sid per subscriber: about 12 bytes each, 12 MB for a million. One
+        // signed envelope, sent again after a timeout or a 5xx: never a second message (§11.2).
+        let reply = try await session.client.postOperation(
             "/v1/notifications", json: session.sign(operation, scheme: signatureScheme).jsonText,
-            answerLimit: 512 << 20)
+            expiresAt: expiresAt.clampedInt64, answerLimit: 512 << 20)
+        let answer = reply.json
         if global.json {
-            print(answer.jsonText)
+            print(Self.withReplayFlag(answer, reply.idempotentReplay).jsonText)
             return
         }
         let sids =
@@ -100,6 +102,12 @@ struct SendMessage: AsyncParsableCommand {
 
     /// protocol.md §10's recipients left out, when there are any: how many a setting filtered, and who was
     /// over the channel's per-wallet limit.
+    /// The answer with `"idempotentReplay"` added (CLI.md): whether a retry got the first send's answer.
+    static func withReplayFlag(_ answer: JSONValue, _ replay: Bool) -> JSONValue {
+        guard let members = answer.objectMembers else { return answer }
+        return .object(members + [(key: "idempotentReplay", value: .bool(replay))])
+    }
+
     static func leftOut(_ answer: JSONValue) -> String {
         var text = ""
         if case .number(let filtered)? = answer["filtered"], filtered != "0" { text += "; \(filtered) filtered" }
