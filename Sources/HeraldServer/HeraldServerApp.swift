@@ -24,6 +24,7 @@ public enum HeraldServerApp {
         router.addRoutes(NotificationController(state: state, feedAccess: feedAccess).routes)
         router.addRoutes(SubscriberControlController(state: state).routes)
         router.addRoutes(DelegateController(state: state).routes)
+        router.addRoutes(WebhookController(state: state).routes)
         router.addRoutes(
             RelayController(state: state, providers: providers ?? PushProviders(logger: state.logger)).routes)
         if state.configuration.bisq.relay { router.addRoutes(BisqRelayController(state: state).routes) }

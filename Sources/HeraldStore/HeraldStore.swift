@@ -15,7 +15,7 @@ public import ServiceLifecycle
 public protocol HeraldStore:
     BindingStore, ChannelStore, NotificationStore, OutboxStore, RelayStore, RetentionStore, MaintenanceStore,
     SubscriberControlStore,
-    DelegateStore,
+    DelegateStore, WebhookStore,
     StoreDiagnostics, Service
 {}
 

@@ -7,6 +7,7 @@ package enum SubscriberControlWrite: Sendable, Hashable {
     case subscriberSettings(SubscriberSettingsChange)
     case mute(MuteChange)
     case readMark(ReadMarkChange)
+    case webhook(WebhookChange)
 
     /// Whose nonce it spends, and whose lock it takes.
     package var signer: EthereumAddress {
@@ -16,6 +17,7 @@ package enum SubscriberControlWrite: Sendable, Hashable {
         case .subscriberSettings(let change): return change.subscriber
         case .mute(let change): return change.subscriber
         case .readMark(let change): return change.wallet
+        case .webhook(let change): return change.channel
         }
     }
 
@@ -26,6 +28,7 @@ package enum SubscriberControlWrite: Sendable, Hashable {
         case .subscriberSettings(let change): return change.signed
         case .mute(let change): return change.signed
         case .readMark(let change): return change.signed
+        case .webhook(let change): return change.signed
         }
     }
 }
@@ -37,6 +40,7 @@ package enum SubscriberControlOutcome: Sendable, Hashable {
     case subscriberSettings(SubscriberSettingsOutcome)
     case mute(MuteOutcome)
     case readMark(ReadMarkOutcome)
+    case webhook(WebhookOutcome)
     /// The nonce was spent already, by another operation.
     case replayed
     /// The same operation again (docs/protocol.md §11.2): the first copy's outcome.
@@ -83,6 +87,15 @@ package enum SubscriberControlOutcome: Sendable, Hashable {
         case .readMark(let outcome): return outcome
         case .replayed: return .replayed
         case .repeated(let first): return first.readMark.map { .repeated($0) }
+        default: return nil
+        }
+    }
+
+    package var webhook: WebhookOutcome? {
+        switch self {
+        case .webhook(let outcome): return outcome
+        case .replayed: return .replayed
+        case .repeated(let first): return first.webhook.map { .repeated($0) }
         default: return nil
         }
     }

@@ -19,7 +19,8 @@ extension PostgresHeraldStore {
     public func removeChannel(_ address: EthereumAddress) async throws -> Bool {
         try await count(
             """
-            WITH removed AS (DELETE FROM channels WHERE address = \(bytea(address)) RETURNING 1)
+            WITH removed AS (DELETE FROM channels WHERE address = \(bytea(address)) RETURNING 1),
+            events AS (DELETE FROM webhook_events WHERE channel = \(bytea(address)))
             SELECT count(*) FROM removed
             """
         ) > 0

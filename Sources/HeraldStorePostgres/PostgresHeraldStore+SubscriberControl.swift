@@ -61,6 +61,7 @@ extension PostgresWriteSQL {
         case .subscriberSettings(let change): outcome = try await apply(change, nonce: nonce)
         case .mute(let change): outcome = try await apply(change, nonce: nonce)
         case .readMark(let change): outcome = try await apply(change, nonce: nonce)
+        case .webhook(let change): outcome = try await apply(change, nonce: nonce)
         }
         guard let outcome else { return try await answer(for: nonce, decode: StoredAnswer.control) }
         if case .refusal = outcome.kind { return outcome }
@@ -205,7 +206,7 @@ extension SubscriberControlOutcome {
     var kind: Kind {
         switch self {
         case .channelSettings(.saved), .delegate(.applied), .subscriberSettings(.saved), .mute(.muted),
-            .readMark(.marked):
+            .readMark(.marked), .webhook(.applied):
             return .applied
         default: return .refusal
         }

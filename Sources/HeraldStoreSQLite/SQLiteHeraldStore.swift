@@ -252,7 +252,10 @@ public final class SQLiteHeraldStore: HeraldStore {
     public func removeChannel(_ address: EthereumAddress) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM channels WHERE address = ?", arguments: [Data(address.bytes)])
-            return db.changesCount > 0
+            let removed = db.changesCount > 0
+            // Its webhook went with it (ON DELETE CASCADE); the events queued for it go too.
+            try db.execute(sql: "DELETE FROM webhook_events WHERE channel = ?", arguments: [Data(address.bytes)])
+            return removed
         }
     }
 

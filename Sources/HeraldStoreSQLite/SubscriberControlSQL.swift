@@ -22,6 +22,7 @@ enum SubscriberControlSQL {
         case .subscriberSettings(let change): outcome = try session.apply(change, batch: &batch)
         case .mute(let change): outcome = try session.apply(change, batch: &batch)
         case .readMark(let change): outcome = try session.apply(change, batch: &batch)
+        case .webhook(let change): outcome = try session.apply(change, batch: &batch)
         }
         if case .replayed = outcome { return try nonce.answer(in: db, decode: StoredAnswer.control) }
         if session.spent {
@@ -79,6 +80,16 @@ enum SubscriberControlSQL {
             guard try spend(batch: &batch) else { return .replayed }
             try DelegatesSQL.write(plan, change, in: db)
             return .delegate(plan.answer)
+        }
+
+        mutating func apply(
+            _ change: WebhookChange, batch: inout DeviceChangeSQL.BatchNonces
+        ) throws -> SubscriberControlOutcome {
+            let plan = try WebhooksSQL.plan(change, in: db)
+            guard case .applied = plan.answer else { return .webhook(plan.answer) }
+            guard try spend(batch: &batch) else { return .replayed }
+            try WebhooksSQL.write(plan, change, in: db)
+            return .webhook(plan.answer)
         }
 
         /// Deletes the channel's choices a new list no longer allows: of settings not kept, or outside the

@@ -237,7 +237,7 @@ import Testing
     @Test func everyCodeMapsToItsProtocolStatus() {
         let expected: [APIErrorCode: Int] = [
             .badRequest: 400, .invalidWallet: 400, .invalidPlatform: 400, .invalidDeviceToken: 400,
-            .invalidSubscription: 400, .invalidSettings: 400,
+            .invalidSubscription: 400, .invalidSettings: 400, .invalidWebhook: 400,
             .wrongAudience: 400,
             .validityTooLong: 400, .badSignature: 400, .invalidPayload: 400, .fieldTooLong: 400, .expired: 401,
             .notYetValid: 401, .signatureMismatch: 401, .unauthorized: 401, .forbidden: 403, .notFound: 404,
@@ -328,6 +328,9 @@ struct FailingStore: HeraldStore {
     func channelSettings(of channel: EthereumAddress) async throws -> ChannelSettingsList? { throw failure }
     func apply(_ change: DelegateChange) async throws -> DelegateOutcome { throw failure }
     func delegates(of channel: EthereumAddress) async throws -> [EthereumAddress] { throw failure }
+    func apply(_ change: WebhookChange) async throws -> WebhookOutcome { throw failure }
+    func webhook(of channel: EthereumAddress) async throws -> WebhookRecord? { throw failure }
+    func webhookKey(generated: [UInt8]) async throws -> [UInt8] { throw failure }
     func close() async throws {}
     func prepareToServe() async throws -> Int { throw failure }
     func run() async throws {}

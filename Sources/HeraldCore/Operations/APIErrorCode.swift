@@ -12,6 +12,8 @@ public enum APIErrorCode: String, Sendable, Hashable, CaseIterable, Codable {
     case fieldTooLong = "field_too_long"
     /// A ChannelSettings list or a subscriber's choices that break docs/protocol.md §10 (400).
     case invalidSettings = "invalid_settings"
+    /// A Webhook whose `url` or `events` break docs/protocol.md §11.3 (400).
+    case invalidWebhook = "invalid_webhook"
     case expired
     case notYetValid = "not_yet_valid"
     case signatureMismatch = "signature_mismatch"

@@ -110,6 +110,8 @@ public struct WebPushSubscription: Sendable, Hashable {
 /// APNs's and FCM's `https://` URLs through it too.
 public struct WebPushEndpoint: Sendable, Hashable {
     public let url: String
+    /// `https`, or `http` where the caller allowed it (a webhook to the operator's own network, §11.3).
+    public let scheme: String
     /// The host as written, without brackets for IPv6.
     public let host: String
     public let port: Int
@@ -118,8 +120,13 @@ public struct WebPushEndpoint: Sendable, Hashable {
     /// Canonical bytes when the host is an IP literal (dotted-quad IPv4 or bracketed IPv6).
     public let literalAddress: [UInt8]?
 
-    public init?(_ url: String) {
-        let prefix = "https://"
+    public init?(_ url: String) { self.init(url, allowingHTTP: false) }
+
+    /// `allowingHTTP`: an `http://` URL parses too (port 80 by default); whether it may be used is the
+    /// caller's rule.
+    public init?(_ url: String, allowingHTTP: Bool) {
+        let scheme = allowingHTTP && url.hasPrefix("http://") ? "http" : "https"
+        let prefix = scheme + "://"
         guard url.hasPrefix(prefix), URL(string: url) != nil,
             !url.contains("#"), url.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f })
         else { return nil }
@@ -161,8 +168,9 @@ public struct WebPushEndpoint: Sendable, Hashable {
             else { return nil }
             port = number
         } else {
-            port = 443
+            port = scheme == "http" ? 80 : 443
         }
+        self.scheme = scheme
         self.url = url
         self.host = String(host)
         let afterAuthority = rest.dropFirst(authority.count)
@@ -172,7 +180,8 @@ public struct WebPushEndpoint: Sendable, Hashable {
     /// RFC 6454 origin, the VAPID `aud`: `https://host`, with `:port` only when not 443.
     public var origin: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host.lowercased()
-        return "https://" + shownHost + (port == 443 ? "" : ":\(port)")
+        let defaultPort = scheme == "http" ? 80 : 443
+        return scheme + "://" + shownHost + (port == defaultPort ? "" : ":\(port)")
     }
 
     /// What a log may say of an endpoint: its origin, never its path or query. For many UnifiedPush

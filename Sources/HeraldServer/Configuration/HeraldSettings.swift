@@ -23,6 +23,7 @@ public struct HeraldSettings: Sendable, Equatable {
     public var fcm = FCMSettings()
     public var upstream = UpstreamSettings()
     public var webpush = WebPushSettings()
+    public var webhooks = WebhookSettings()
     public var bisq = BisqSettings()
     public var log = LogSettings()
 
@@ -185,6 +186,22 @@ public struct HeraldSettings: Sendable, Equatable {
         public var vapidPublicKey: String?
 
         public init() {}
+    }
+
+    /// Webhooks (docs/protocol.md §11.3): where they may reach, and how long an event may wait.
+    public struct WebhookSettings: Sendable, Equatable {
+        /// Networks webhook URLs may reach despite §9's refused ranges, and the only hosts an `http://`
+        /// webhook may name.
+        public var allowNetworks: [IPNetwork] = []
+        /// An event not delivered by then is dropped.
+        public var maxAgeSeconds: Int64 = 86_400
+        /// An extra root for a receiver's certificate.
+        public var caFile: String?
+
+        public init() {}
+
+        /// §9's address rules with the operator's networks.
+        public var networkPolicy: WebPushNetworkPolicy { WebPushNetworkPolicy(allowed: allowNetworks) }
     }
 
     /// APNs credentials and hosts; no key file means no APNs.

@@ -5,7 +5,8 @@ import Logging
 /// Every setting of `herald serve`, in CLI.md's order: the one place each is spelled (file key, flag,
 /// environment variable) and checked. docs/configuration.md documents them.
 enum SettingTable {
-    static let all: [Setting] = general + limits + push + senderLimits + apns + fcm + upstream + webpush + bisq + log
+    static let all: [Setting] =
+        general + limits + push + senderLimits + apns + fcm + upstream + webpush + webhooks + bisq + log
 
     private static let general: [Setting] = [
         Setting("host", flag: "host", environment: "HERALD_HOST") { config, lookup throws(ConfigurationError) in
@@ -278,6 +279,31 @@ enum SettingTable {
             environment: "HERALD_WEBPUSH_RESOLVE_TIMEOUT"
         ) { config, lookup throws(ConfigurationError) in
             if let seconds = try lookup.integer(in: 1...60) { config.webpush.resolveTimeoutSeconds = seconds }
+        },
+    ]
+
+    private static let webhooks: [Setting] = [
+        Setting(
+            "webhooks.allowNetworks", flag: "webhooks-allow-network", environment: "HERALD_WEBHOOKS_ALLOW_NETWORKS",
+            isList: true
+        ) { config, lookup throws(ConfigurationError) in
+            guard let parts = try lookup.list("must be a list of addresses or CIDRs") else { return }
+            var networks: [IPNetwork] = []
+            for part in parts {
+                guard let network = IPNetwork(part) else {
+                    throw lookup.invalid("\"\(part)\" is not an address or CIDR")
+                }
+                networks.append(network)
+            }
+            config.webhooks.allowNetworks = networks
+        },
+        Setting("webhooks.maxAgeSeconds", flag: "webhooks-max-age", environment: "HERALD_WEBHOOKS_MAX_AGE") {
+            config, lookup throws(ConfigurationError) in
+            if let seconds = try lookup.integer(in: 60...2_592_000) { config.webhooks.maxAgeSeconds = Int64(seconds) }
+        },
+        Setting("webhooks.caFile", flag: "webhooks-ca-file", environment: "HERALD_WEBHOOKS_CA_FILE") {
+            config, lookup throws(ConfigurationError) in
+            config.webhooks.caFile = try lookup.text() ?? config.webhooks.caFile
         },
     ]
 

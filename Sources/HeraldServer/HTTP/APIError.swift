@@ -43,7 +43,7 @@ extension APIErrorCode {
         switch self {
         case .badRequest, .invalidWallet, .invalidPlatform, .invalidDeviceToken, .invalidSubscription, .wrongAudience,
             .validityTooLong,
-            .badSignature, .invalidPayload, .fieldTooLong, .invalidSettings:
+            .badSignature, .invalidPayload, .fieldTooLong, .invalidSettings, .invalidWebhook:
             return .badRequest
         case .expired, .notYetValid, .signatureMismatch, .unauthorized: return .unauthorized
         case .forbidden: return .forbidden

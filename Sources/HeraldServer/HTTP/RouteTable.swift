@@ -34,6 +34,7 @@ public enum RouteTable {
     public static let read = Route(method: .post, path: "/v1/read")
     /// docs/protocol.md §11.
     public static let delegates = Route(method: .post, path: "/v1/delegates")
+    public static let webhooks = Route(method: .post, path: "/v1/webhooks")
     public static let relayToken = Route(method: .post, path: "/v1/relay/token")
     public static let relayPushes = Route(method: .post, path: "/v1/relay/pushes")
     public static let relayUsage = Route(method: .get, path: "/v1/relay/usage")
@@ -52,7 +53,8 @@ public enum RouteTable {
     public static let all: [Route] =
         [
             info, devices, webpush, publicKey, channel, subscriptions, userSubscriptions, notifications, feeds,
-            notificationStatus, channelSettings, subscriberSettings, mutes, read, delegates, relayToken, relayPushes,
+            notificationStatus, channelSettings, subscriberSettings, mutes, read, delegates, webhooks, relayToken,
+            relayPushes,
             relayUsage, health, metrics,
         ] + bisq
 

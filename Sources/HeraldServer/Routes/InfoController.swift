@@ -38,6 +38,7 @@ struct InfoController {
             ("maxValiditySeconds", .number(String(state.configuration.operations.maxValiditySeconds))),
         ]
         if let vapidPublicKey { members.append((key: "vapidPublicKey", value: .string(vapidPublicKey))) }
+        members.append((key: "webhookSigner", value: .string(state.webhookKey.address.checksummed)))
         return JSONValue.object(members).jsonBytes
     }
 

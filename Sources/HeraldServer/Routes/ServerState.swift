@@ -25,12 +25,17 @@ public struct ServerState: Sendable {
     /// The token buckets of `rateLimit`, nil when it is 0: one set for the router's middleware and
     /// `DeviceRouteFastPath`.
     let rateLimiter: RateLimiter?
+    /// Signs webhook deliveries (docs/protocol.md §11.3); its address is `/v1/info`'s `webhookSigner`.
+    /// `herald serve` passes the key kept in the database (``loadWebhookKey(from:)``), so that every node
+    /// signs with it; without one a process has a key of its own (tests, tools).
+    public let webhookKey: PrivateKey
 
     public init(
         configuration: HeraldSettings, store: any HeraldStore, metrics: ServerMetrics = ServerMetrics(),
         logger: Logger = Logger(label: "herald"), version: String = "0.1.0",
-        clock: (@Sendable () -> Int64)? = nil
+        clock: (@Sendable () -> Int64)? = nil, webhookKey: PrivateKey = .generate()
     ) {
+        self.webhookKey = webhookKey
         self.configuration = configuration
         self.store = store
         self.verifier = configuration.verifier
@@ -48,6 +53,15 @@ public struct ServerState: Sendable {
             ? RateLimiter(
                 rate: configuration.http.rateLimit, burst: configuration.http.rateBurst,
                 ipv6Prefix: configuration.http.rateLimitIpv6Prefix) : nil
+    }
+
+    /// The webhook key kept in the database: the one stored, or a new one stored now (the first node to
+    /// start makes it).
+    public static func loadWebhookKey(from store: any WebhookStore) async throws -> PrivateKey {
+        let bytes = try await store.webhookKey(generated: PrivateKey.generate().rawBytes)
+        do { return try PrivateKey(bytes: bytes) } catch {
+            throw StoreError(.corrupt, "the stored webhook key is not a secp256k1 private key")
+        }
     }
 
     /// The verifier, clocks and nonce retention every signed route shares.

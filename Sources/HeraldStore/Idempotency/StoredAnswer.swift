@@ -7,6 +7,7 @@ import HeraldCore
 package enum StoredAnswer {
     private enum Tag: UInt8 {
         case device = 1, subscription, notification, channelSettings, delegate, subscriberSettings, mute, readMark
+        case webhook
     }
 
     // MARK: Device bindings and subscriptions
@@ -133,6 +134,10 @@ package enum StoredAnswer {
             var writer = AnswerWriter(tag: Tag.mute.rawValue)
             writer.signed(until)
             return writer.bytes
+        case .webhook(.applied(let status)):
+            var writer = AnswerWriter(tag: Tag.webhook.rawValue)
+            writer.data(Array(status.rawValue.utf8))
+            return writer.bytes
         case .readMark(.marked(let unread, let pushes)):
             var writer = AnswerWriter(tag: Tag.readMark.rawValue)
             writer.count(unread)
@@ -167,6 +172,11 @@ package enum StoredAnswer {
                 return .mute(.muted(until: try reader.signed()))
             case .readMark:
                 return .readMark(.marked(unread: try reader.integer(), pushes: try reader.integer()))
+            case .webhook:
+                guard let status = WebhookStatus(rawValue: String(decoding: try reader.data(), as: UTF8.self)) else {
+                    throw AnswerDecodingError("an unknown webhook status")
+                }
+                return .webhook(.applied(status))
             case .device, .subscription, .notification:
                 throw AnswerDecodingError("a kept answer of another kind")
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCLISupport
+import HeraldCore
 import HeraldRelay
 import HeraldServer
 import HeraldStore
@@ -67,8 +68,13 @@ struct ServeCommand: AsyncParsableCommand {
                 missing.isEmpty ? "" : " (no \(missing.joined(separator: " or ")) credentials: those pushes fail)"
             logger.notice("Bisq relay on: GET /relay, POST /v1/apns|fcm/device/{token}\(warning)")
         }
+        let webhookKey: PrivateKey
+        do { webhookKey = try await ServerState.loadWebhookKey(from: store) } catch {
+            throw CLIError(.unexpected, "cannot read or store the webhook key: \(error)")
+        }
         let state = ServerState(
-            configuration: configuration, store: store, logger: logger, version: HeraldVersion.current)
+            configuration: configuration, store: store, logger: logger, version: HeraldVersion.current,
+            webhookKey: webhookKey)
         let settled = configuration
         let host = settled.http.host.contains(":") ? "[\(settled.http.host)]" : settled.http.host
         let group = HeraldServerApp.makeServiceGroup(state, providers: providers) { port in
