@@ -59,6 +59,15 @@ public enum HeraldServerApp {
     /// and the pruning service. On SIGTERM or SIGINT they stop in reverse order: pruning, then the
     /// push worker finishes its round, then the server drains its in-flight requests, then the store
     /// closes cleanly.
+    /// The webhook deliveries, unless their transport cannot be made (a bad `webhooks.caFile`: logged,
+    /// and the events wait in the queue).
+    static func webhookService(_ state: ServerState) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        do { return [.init(service: try WebhookDeliveryService(state: state))] } catch {
+            state.logger.error("webhooks: no delivery: \(error)")
+            return []
+        }
+    }
+
     public static func makeServiceGroup(
         _ state: ServerState, providers: PushProviders? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -72,7 +81,7 @@ public enum HeraldServerApp {
                         service: PushOutboxService(
                             state: state, providers: providers ?? PushProviders(logger: state.logger))),
                     .init(service: PruningService(state: state)),
-                ],
+                ] + webhookService(state),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: state.logger))
     }

@@ -82,6 +82,10 @@ public final class ServerMetrics: Sendable {
         _ = CoreMetrics.Counter(label: "herald_read_sync_pushes_total", dimensions: [], factory: factory)
         _ = CoreMetrics.Counter(label: "herald_broadcasts_limited_total", dimensions: [], factory: factory)
         _ = CoreMetrics.Counter(label: "herald_idempotent_replays_total", dimensions: [], factory: factory)
+        for outcome in Self.webhookOutcomes {
+            _ = CoreMetrics.Counter(
+                label: "herald_webhook_events_total", dimensions: [("outcome", outcome)], factory: factory)
+        }
     }
 
     /// What docs/protocol.md §10 did to a send's recipients: left out by a setting, stored but not pushed
@@ -130,6 +134,13 @@ public final class ServerMetrics: Sendable {
     func recordReadMark(pushes: Int) {
         counter("herald_read_marks_total", []).increment()
         if pushes > 0 { counter("herald_read_sync_pushes_total", []).increment(by: pushes) }
+    }
+
+    /// What webhook deliveries did with their events (docs/protocol.md §11.3).
+    static let webhookOutcomes = ["delivered", "retried", "dropped", "removed"]
+
+    func recordWebhookDelivery(_ outcome: String, events: Int) {
+        counter("herald_webhook_events_total", [("outcome", outcome)]).increment(by: events)
     }
 
     /// An operation received again and answered its first answer (docs/protocol.md §11.2).

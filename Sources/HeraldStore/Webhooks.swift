@@ -11,6 +11,64 @@ public protocol WebhookStore: Sendable {
     /// The server's webhook key (32 bytes): the one in the database, or `generated` stored as it when
     /// there is none yet. Every node of one database signs with the key the first of them stored.
     func webhookKey(generated: [UInt8]) async throws -> [UInt8]
+
+    /// Claims one webhook with events due at `now` for `owner` until `leaseUntil`, with its oldest `limit`
+    /// events, after dropping every event older than `now - maxAgeSeconds`; nil when none is due. One
+    /// request at a time per webhook: no other claim returns it until the lease passes or the outcome is
+    /// recorded, on any node.
+    func claimWebhookBatch(
+        now: Int64, maxAgeSeconds: Int64, owner: String, leaseUntil: Int64, limit: Int
+    ) async throws -> WebhookBatch?
+
+    /// Records what a delivery did, and ends `owner`'s claim.
+    func record(_ outcome: WebhookDeliveryOutcome, owner: String) async throws
+
+    /// Events queued and not delivered yet, for metrics.
+    func queuedWebhookEventCount() async throws -> Int
+}
+
+/// A webhook's batch: its URL and its oldest events.
+public struct WebhookBatch: Sendable, Hashable {
+    public let channel: EthereumAddress
+    public let url: String
+    /// Delivery attempts of the batch at the head so far (0 for a first).
+    public let attempts: Int
+    public let events: [QueuedWebhookEvent]
+
+    public init(channel: EthereumAddress, url: String, attempts: Int, events: [QueuedWebhookEvent]) {
+        self.channel = channel
+        self.url = url
+        self.attempts = attempts
+        self.events = events
+    }
+}
+
+public struct QueuedWebhookEvent: Sendable, Hashable {
+    public let id: Int64
+    public let kind: WebhookEventKind
+    /// The JSON members after `"event"` and `"id"`.
+    public let fields: String
+    public let queuedAt: Int64
+
+    public init(id: Int64, kind: WebhookEventKind, fields: String, queuedAt: Int64) {
+        self.id = id
+        self.kind = kind
+        self.fields = fields
+        self.queuedAt = queuedAt
+    }
+}
+
+/// What one delivery did to a webhook's batch.
+public enum WebhookDeliveryOutcome: Sendable, Hashable {
+    /// Answered 2xx: the events up to this id are gone.
+    case delivered(EthereumAddress, through: Int64)
+    /// Try again at this Unix time.
+    case retry(EthereumAddress, at: Int64)
+    /// Given up (3xx, another 4xx, or a wait past the oldest event's max age): the events up to this id
+    /// are dropped unsent.
+    case dropped(EthereumAddress, through: Int64)
+    /// Answered 410: the webhook is removed with its queued events.
+    case removed(EthereumAddress)
 }
 
 /// A verified Webhook operation.

@@ -1,3 +1,4 @@
+import Foundation
 public import HeraldCore
 public import HeraldStore
 import PostgresNIO
@@ -94,9 +95,18 @@ extension PostgresHeraldStore {
             }
             return
         }
+        // A push that ends unsent is its channel's `failed` event (docs/protocol.md §11.3), queued in the
+        // outcome's transaction; a batch of sends alone needs none.
+        let endsUnsent = results.contains { $0.status == "failed" || $0.status == "pruned" }
         try await perform { [self] in
-            try await client.withConnection { connection in
-                try await Self.record(results, owner: owner, on: connection, logger: logger)
+            if endsUnsent {
+                try await client.withTransaction(logger: logger) { connection in
+                    try await Self.record(results, owner: owner, on: connection, logger: logger)
+                }
+            } else {
+                try await client.withConnection { connection in
+                    try await Self.record(results, owner: owner, on: connection, logger: logger)
+                }
             }
         }
     }
@@ -110,7 +120,7 @@ extension PostgresHeraldStore {
         let counted = results.map { $0.isAttempt ? 1 : 0 }
         let errors = results.map { $0.error ?? "" }
         let hasError = results.map { $0.error != nil }
-        try await connection.query(
+        let unsent = try await connection.query(
             """
             UPDATE push_outbox o
             SET status = r.status, attempts = o.attempts + r.counted, next_attempt_at = r.next_attempt_at,
@@ -119,7 +129,12 @@ extension PostgresHeraldStore {
             FROM unnest(\(ids)::bigint[], \(statuses)::text[], \(next)::bigint[], \(errors)::text[],
                         \(hasError)::boolean[], \(counted)::int[]) AS r(id, status, next_attempt_at, error, has_error, counted)
             WHERE o.id = r.id AND o.status = 'queued' AND (\(owner)::text IS NULL OR o.claimed_by = \(owner))
-            """, logger: logger)
+            RETURNING o.id, r.status IN ('failed', 'pruned'), COALESCE(NULLIF(r.error, ''), r.status)
+            """, logger: logger
+        ).rows { (id: try $0.int(0), ended: try $0.bool(1), reason: try $0.text(2)) }
+        try await PostgresWebhooks.queueFailed(
+            unsent.filter(\.ended).map { (id: $0.id, reason: $0.reason) }, at: Int64(Date().timeIntervalSince1970),
+            on: connection, logger: logger)
     }
 
     public func pushReport(sid: Int64) async throws -> PushReport? {

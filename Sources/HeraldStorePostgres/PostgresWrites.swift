@@ -211,11 +211,14 @@ struct PostgresWriteSQL {
         let subscriber = bytea(change.subscriber)
         let facts = try await connection.query(
             """
-            SELECT n.digest IS NOT NULL, n.operation, n.answer, EXISTS (SELECT 1 FROM channels WHERE address = \(channel))
+            SELECT n.digest IS NOT NULL, n.operation, n.answer, EXISTS (SELECT 1 FROM channels WHERE address = \(channel)),
+                   (SELECT events FROM webhooks WHERE channel = \(channel))
             FROM (SELECT 1) AS one LEFT JOIN nonces n ON n.digest = \(bytea(nonce.digest.bytes))
             """, logger: logger
-        ).rows { (try $0.spentNonce(0), try $0.bool(3)) }.first
-        guard let (kept, channelExists) = facts else { throw StoreError("the subscription facts returned no row") }
+        ).rows { (try $0.spentNonce(0), try $0.bool(3), try $0.optionalText(4)) }.first
+        guard let (kept, channelExists, webhookEvents) = facts else {
+            throw StoreError("the subscription facts returned no row")
+        }
         // Replay first, then the planner: a refusal spends no nonce.
         if let kept {
             return try IdempotencyPlanner.answer(kept, for: change.operation, decode: StoredAnswer.subscription)
@@ -251,6 +254,10 @@ struct PostgresWriteSQL {
             outcome = .unsubscribed(existed: deleted > 0)
         }
         try await keep(StoredAnswer.encode(outcome), for: nonce)
+        try await queue(
+            WebhookEventPlanner.event(
+                for: change, outcome: outcome, webhook: try webhookEvents.map(PostgresWebhooks.stored)),
+            at: change.now)
         try await remember(change.publicKey, of: change.subscriber, now: change.now)
         return outcome
     }

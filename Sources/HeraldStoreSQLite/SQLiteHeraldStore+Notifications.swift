@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 public import HeraldCore
 public import HeraldStore
@@ -175,6 +176,7 @@ extension SQLiteHeraldStore {
                         claimed_until = NULL, claimed_by = NULL
                     WHERE id IN (SELECT value FROM json_each(?4)) AND status = 'queued'
                       AND (?5 IS NULL OR claimed_by = ?5)
+                    RETURNING id
                     """)
                 update.bind(1, key.status)
                 update.bind(2, key.nextAttemptAt)
@@ -182,7 +184,12 @@ extension SQLiteHeraldStore {
                 update.bind(4, Self.jsonArray(ids))
                 if let owner { update.bind(5, owner) }
                 update.bind(6, key.isAttempt ? 1 : 0)
-                try update.execute()
+                let changed = try update.rows { $0.integer(0) }
+                // A push that ended unsent is its channel's `failed` event (docs/protocol.md §11.3).
+                if key.status == "failed" || key.status == "pruned" {
+                    try WebhookEventsSQL.queueFailed(
+                        ids: changed, reason: key.error ?? key.status, at: Int64(Date().timeIntervalSince1970), in: db)
+                }
             }
         }
     }

@@ -33,6 +33,79 @@ extension SQLiteHeraldStore {
     }
 }
 
+extension SQLiteHeraldStore {
+    public func claimWebhookBatch(
+        now: Int64, maxAgeSeconds: Int64, owner: String, leaseUntil: Int64, limit: Int
+    ) async throws -> WebhookBatch? {
+        try await groupedWrite { db in
+            // Events past their max age go unsent, whatever their webhook's state.
+            try RawStatement(
+                db, "DELETE FROM webhook_events WHERE queued_at < ?",
+                .integer(now.addingSaturated(-max(0, maxAgeSeconds)))
+            ).execute()
+            let due = try RawStatement(
+                db,
+                """
+                SELECT w.channel, w.url, w.attempts FROM webhooks w
+                WHERE (w.claimed_until IS NULL OR w.claimed_until <= ?) AND w.next_attempt_at <= ?
+                  AND EXISTS (SELECT 1 FROM webhook_events e WHERE e.channel = w.channel)
+                ORDER BY w.next_attempt_at LIMIT 1
+                """, .integer(now), .integer(now)
+            ).rows { (try EthereumAddress(bytes: $0.blob(0)), $0.text(1), Int($0.integer(2))) }.first
+            guard let (channel, url, attempts) = due else { return nil as WebhookBatch? }
+            try RawStatement(
+                db, "UPDATE webhooks SET claimed_until = ?, claimed_by = ? WHERE channel = ?", .integer(leaseUntil),
+                .text(owner), .address(channel)
+            ).execute()
+            let events = try RawStatement(
+                db, "SELECT id, kind, fields, queued_at FROM webhook_events WHERE channel = ? ORDER BY id LIMIT ?",
+                .address(channel), .integer(Int64(limit))
+            ).rows { row -> QueuedWebhookEvent in
+                guard let kind = WebhookEventKind(rawValue: row.text(1)) else {
+                    throw StoreError(.corrupt, "unknown webhook event kind")
+                }
+                return QueuedWebhookEvent(id: row.integer(0), kind: kind, fields: row.text(2), queuedAt: row.integer(3))
+            }
+            return WebhookBatch(channel: channel, url: url, attempts: attempts, events: events)
+        }
+    }
+
+    public func record(_ outcome: WebhookDeliveryOutcome, owner: String) async throws {
+        try await groupedWrite { db in
+            switch outcome {
+            case .delivered(let channel, let through), .dropped(let channel, let through):
+                try RawStatement(
+                    db, "DELETE FROM webhook_events WHERE channel = ? AND id <= ?", .address(channel),
+                    .integer(through)
+                ).execute()
+                try RawStatement(
+                    db,
+                    """
+                    UPDATE webhooks SET attempts = 0, next_attempt_at = 0, claimed_until = NULL, claimed_by = NULL
+                    WHERE channel = ? AND claimed_by = ?
+                    """, .address(channel), .text(owner)
+                ).execute()
+            case .retry(let channel, let at):
+                try RawStatement(
+                    db,
+                    """
+                    UPDATE webhooks SET attempts = attempts + 1, next_attempt_at = ?, claimed_until = NULL,
+                      claimed_by = NULL
+                    WHERE channel = ? AND claimed_by = ?
+                    """, .integer(at), .address(channel), .text(owner)
+                ).execute()
+            case .removed(let channel):
+                try RawStatement(db, "DELETE FROM webhooks WHERE channel = ?", .address(channel)).execute()
+                try RawStatement(db, "DELETE FROM webhook_events WHERE channel = ?", .address(channel)).execute()
+            }
+        }
+    }
+
+    public func queuedWebhookEventCount() async throws -> Int {
+        try await read { db in Int(try RawStatement(db, "SELECT COUNT(*) FROM webhook_events").integer() ?? 0) }
+    }
+}
+
 /// docs/protocol.md §11.3 on SQLite: a Webhook change in the writer's transaction, which the single writer
 /// orders with the events it drops.
 enum WebhooksSQL {

@@ -43,6 +43,10 @@ enum SubscriptionSQL {
             outcome = .unsubscribed(existed: delete.changes > 0)
         }
         try nonce.keep(StoredAnswer.encode(outcome), in: db)
+        try WebhookEventsSQL.queue(
+            WebhookEventPlanner.event(
+                for: change, outcome: outcome, webhook: try WebhookEventsSQL.events(of: change.channel, in: db)),
+            at: change.now, in: db)
         try DeviceChangeSQL.remember(
             change.publicKey, of: change.subscriber, now: change.now, in: db, knownKeys: knownKeys, batch: &batch)
         return outcome

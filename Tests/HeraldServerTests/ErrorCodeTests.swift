@@ -329,6 +329,11 @@ struct FailingStore: HeraldStore {
     func apply(_ change: DelegateChange) async throws -> DelegateOutcome { throw failure }
     func delegates(of channel: EthereumAddress) async throws -> [EthereumAddress] { throw failure }
     func apply(_ change: WebhookChange) async throws -> WebhookOutcome { throw failure }
+    func claimWebhookBatch(
+        now: Int64, maxAgeSeconds: Int64, owner: String, leaseUntil: Int64, limit: Int
+    ) async throws -> WebhookBatch? { throw failure }
+    func record(_ outcome: WebhookDeliveryOutcome, owner: String) async throws { throw failure }
+    func queuedWebhookEventCount() async throws -> Int { throw failure }
     func webhook(of channel: EthereumAddress) async throws -> WebhookRecord? { throw failure }
     func webhookKey(generated: [UInt8]) async throws -> [UInt8] { throw failure }
     func close() async throws {}

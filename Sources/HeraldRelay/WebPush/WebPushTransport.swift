@@ -60,11 +60,14 @@ public final class GuardedWebPushTransport: WebPushTransport {
     public func send(_ request: PushHTTPRequest, to endpoint: WebPushEndpoint) async throws -> PushHTTPResponse {
         let address = try await checkedAddress(of: endpoint)
         let text = IPNetwork.format(address)
-        let key = endpoint.host + "|" + text
-        if let response = try await http2.send(
-            request, path: endpoint.path, key: key,
-            target: HTTP2Connection.Target(endpoint: endpoint, address: address),
-            answerLimit: Self.answerLimit)
+        let key = endpoint.scheme + "|" + endpoint.host + "|" + text
+        // HTTP/2 here is over TLS only; an `http://` webhook to the operator's own network (§11.3) goes
+        // through AsyncHTTPClient.
+        if endpoint.scheme == "https",
+            let response = try await http2.send(
+                request, path: endpoint.path, key: key,
+                target: HTTP2Connection.Target(endpoint: endpoint, address: address),
+                answerLimit: Self.answerLimit)
         {
             return response
         }
