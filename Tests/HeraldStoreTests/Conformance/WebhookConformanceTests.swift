@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import HeraldStore
 import Testing
@@ -57,6 +58,117 @@ import Testing
             let second = Array(repeating: UInt8(9), count: 32)
             #expect(try await database.openStore().webhookKey(generated: first) == first)
             #expect(try await database.openStore().webhookKey(generated: second) == first)
+        }
+    }
+
+    static func claim(
+        _ store: any HeraldStore, now: Int64, owner: String = "a", maxAge: Int64 = 86_400
+    )
+        async throws -> WebhookBatch?
+    {
+        try await store.claimWebhookBatch(
+            now: now, maxAgeSeconds: maxAge, owner: owner, leaseUntil: now + 30, limit: 100)
+    }
+
+    /// A Subscription that starts or ends a subscription queues its event when the webhook asks for the
+    /// kind, in order; one that changes nothing queues nothing.
+    @Test(arguments: StoreBackend.available)
+    func subscriptionsQueueTheEventsTheWebhookAsksFor(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 0)
+            #expect(
+                try await store.apply(Self.change("https://h.example.org/", [.subscribed], nonce: 1)) == .applied(.set))
+            let (a, b) = (Fixtures.subscriber(0), Fixtures.subscriber(1))
+            _ = try await store.apply(Fixtures.subscription(key: a, nonce: 1))
+            _ = try await store.apply(Fixtures.subscription(key: b, nonce: 1))
+            _ = try await store.apply(Fixtures.subscription(key: a, nonce: 2))
+            _ = try await store.apply(Fixtures.subscription(.unsubscribe, key: b, nonce: 2))
+            #expect(try await store.queuedWebhookEventCount() == 2)
+            let batch = try #require(try await Self.claim(store, now: 1_000))
+            #expect(batch.url == "https://h.example.org/" && batch.attempts == 0)
+            #expect(batch.events.map(\.kind) == [.subscribed, .subscribed])
+            #expect(batch.events[0].id < batch.events[1].id)
+            let first = try JSONParser.parse(
+                WebhookEventPlanner.delivered(id: batch.events[0].id, kind: .subscribed, fields: batch.events[0].fields)
+            )
+            #expect(first["subscriber"] == .string(a.address.checksummed))
+            #expect(first["channel"] == .string(Fixtures.other.address.checksummed))
+            #expect(first["at"] == .number("900") && first["id"] == .string(String(batch.events[0].id)))
+        }
+    }
+
+    /// One request at a time per webhook: a claim holds until its lease passes or its outcome is recorded;
+    /// a retry waits for its time; a delivery removes its events; 410 removes the webhook.
+    @Test(arguments: StoreBackend.available)
+    func aBatchIsClaimedOnceRetriedAndDelivered(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 0)
+            _ = try await store.apply(Self.change("https://h.example.org/", nonce: 1))
+            _ = try await store.apply(Fixtures.subscription(key: Fixtures.subscriber(0), nonce: 1))
+            let batch = try #require(try await Self.claim(store, now: 1_000))
+            #expect(try await Self.claim(store, now: 1_000, owner: "b") == nil, "claimed by a")
+            #expect(try await Self.claim(store, now: 1_031, owner: "b") != nil, "the lease passed")
+            try await store.record(.retry(batch.channel, at: 1_100), owner: "b")
+            #expect(try await Self.claim(store, now: 1_099) == nil)
+            let again = try #require(try await Self.claim(store, now: 1_100))
+            #expect(again.attempts == 1 && again.events == batch.events)
+            _ = try await store.apply(Fixtures.subscription(key: Fixtures.subscriber(1), nonce: 1))
+            try await store.record(.delivered(batch.channel, through: again.events.last?.id ?? 0), owner: "a")
+            let next = try #require(try await Self.claim(store, now: 1_100))
+            #expect(next.events.count == 1 && next.attempts == 0)
+            try await store.record(.removed(batch.channel), owner: "a")
+            #expect(try await store.webhook(of: batch.channel) == nil)
+            #expect(try await store.queuedWebhookEventCount() == 0)
+        }
+    }
+
+    /// An event older than the max age is dropped unsent; a replaced webhook keeps only the kinds it asks.
+    @Test(arguments: StoreBackend.available)
+    func oldEventsAndKindsNoLongerAskedForAreDropped(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 0)
+            _ = try await store.apply(Self.change("https://h.example.org/", nonce: 1))
+            _ = try await store.apply(Fixtures.subscription(key: Fixtures.subscriber(0), nonce: 1))
+            _ = try await store.apply(Fixtures.subscription(.unsubscribe, key: Fixtures.subscriber(0), nonce: 2))
+            #expect(try await store.queuedWebhookEventCount() == 2)
+            _ = try await store.apply(Self.change("https://h.example.org/new", [.unsubscribed], nonce: 2))
+            let batch = try #require(try await Self.claim(store, now: 1_000))
+            #expect(batch.url == "https://h.example.org/new" && batch.events.map(\.kind) == [.unsubscribed])
+            try await store.record(.retry(batch.channel, at: 1_000), owner: "a")
+            #expect(try await Self.claim(store, now: 900 + 3_601, maxAge: 3_600) == nil)
+            #expect(try await store.queuedWebhookEventCount() == 0)
+        }
+    }
+
+    /// Each push of a channel's notification that ends unsent (failed, or pruned with its token) is one
+    /// `failed` event with its sid, recipient, platform and reason; a sent one is none.
+    @Test(arguments: StoreBackend.available)
+    func pushesThatEndUnsentAreFailedEvents(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 3)
+            _ = try await store.apply(Self.change("https://h.example.org/", [.failed], nonce: 1))
+            _ = try await store.submit(
+                Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 2))
+            let pushes = try await store.claimDuePushes(
+                now: 2_000, limit: 10, platforms: nil, owner: "w", leaseUntil: 2_030)
+            #expect(pushes.count == 3)
+            try await store.record(
+                [
+                    PushAttemptResult(id: pushes[0].id, disposition: .sent),
+                    PushAttemptResult(id: pushes[1].id, disposition: .failed, error: "APNs 400 BadTopic"),
+                    PushAttemptResult(id: pushes[2].id, disposition: .pruned, error: "APNs 410 Unregistered"),
+                ], owner: "w")
+            let batch = try #require(try await Self.claim(store, now: Int64(Date().timeIntervalSince1970)))
+            let events = batch.events.map {
+                (try? JSONParser.parse(WebhookEventPlanner.delivered(id: $0.id, kind: $0.kind, fields: $0.fields)))
+                    ?? .null
+            }
+            #expect(events.map { $0["event"] } == [.string("failed"), .string("failed")])
+            #expect(events.map { $0["reason"] } == [.string("APNs 400 BadTopic"), .string("APNs 410 Unregistered")])
+            #expect(events.map { $0["sid"] } == [pushes[1].sid, pushes[2].sid].map { .string(String($0 ?? 0)) })
+            #expect(
+                events.map { $0["recipient"] } == [pushes[1].wallet, pushes[2].wallet].map { .string($0.checksummed) })
+            #expect(events.allSatisfy { $0["platform"] == .string("ios") })
         }
     }
 }
