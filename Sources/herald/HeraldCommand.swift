@@ -12,7 +12,7 @@ struct HeraldCommand: AsyncParsableCommand {
             InstallationCommand.self, SubscribeCommand.self,
             UnsubscribeCommand.self, SubscriptionsCommand.self, SettingsCommand.self, MuteCommand.self,
             UnmuteCommand.self, SendCommand.self, InboxCommand.self, WalletCommand.self,
-            BisqCommand.self, WebPushCommand.self,
+            BisqCommand.self, WebPushCommand.self, WebhookCommand.self,
         ]
     )
 

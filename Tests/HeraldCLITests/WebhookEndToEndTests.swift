@@ -96,4 +96,66 @@ import Testing
                 + "\(seen.count) events, ids \(seen.first ?? 0)…\(seen.last ?? 0), signed by \(signer)")
         await receiver.stop()
     }
+
+    /// `herald webhook set|remove` sign with the channel's wallet; `herald webhook verify` accepts a delivery
+    /// as received and refuses it altered (exit 1) or its signature malformed (exit 65).
+    @Test func theCommandsSetRemoveAndVerify() async throws {
+        let folder = NSTemporaryDirectory() + "herald-webhook-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = folder + "/herald.sqlite"
+        let desk = try CLIRunner(passphrase: "desk passphrase")
+        defer { desk.cleanUp() }
+        #expect(try desk.run(["wallet", "create", "--light"]).status == 0)
+        let channel = try desk.run(["wallet", "address"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try desk.run(["channel", "add", channel, "--name", "Desk", "--database", database]).status == 0)
+        let receiver = FakeWebhookReceiver()
+        try await receiver.start()
+        let server = try ServerProcess(
+            databasePath: database, extraArguments: ["--webhooks-allow-network", "127.0.0.1/32"])
+        try await server.start()
+        defer { server.kill(SIGKILL) }
+
+        let refused = try desk.run(["webhook", "set", "http://192.0.2.7/hook", "--server", server.baseURL])
+        #expect(refused.status == 3 && refused.stderr.contains("invalid_webhook"), "\(refused.stderr)")
+        let set = try desk.run(["webhook", "set", receiver.url, "--events", "subscribed", "--server", server.baseURL])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout == "set \(receiver.url) for \(channel): subscribed\n")
+        #expect(
+            try await HTTP.post(server.baseURL + "/v1/subscriptions", json: try Self.subscribe(0, to: channel)).0 == 200
+        )
+        #expect(try await eventually(20) { !receiver.acceptedEvents.isEmpty })
+        let delivery = try #require(receiver.deliveries.first)
+        let signature = try #require(delivery.signature)
+        let (_, info) = try await HTTP.get(server.baseURL + "/v1/info")
+        let signer = try #require((try? JSONParser.parse(Array(info)))?["webhookSigner"]?.stringValue)
+        let body = folder + "/body.json"
+        FileManager.default.createFile(atPath: body, contents: Data(delivery.body))
+        let verified = try desk.run(["webhook", "verify", "--signer", signer, "--signature", signature, body])
+        #expect(verified.status == 0 && verified.stdout == "valid: signed by \(signer)\n", "\(verified.stderr)")
+        let json = try desk.run(
+            ["webhook", "verify", "--signer", signer, "--signature", signature, "--json"],
+            stdin: String(decoding: delivery.body, as: UTF8.self))
+        #expect(
+            json.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                == #"{"valid":true,"recovered":"\#(signer)","events":1}"#, "\(json.stderr)")
+        let altered = try desk.run(
+            ["webhook", "verify", "--signer", signer, "--signature", signature],
+            stdin: String(decoding: delivery.body, as: UTF8.self) + " ")
+        #expect(altered.status == 1, "\(altered.stdout)\(altered.stderr)")
+        let malformed = try desk.run(["webhook", "verify", "--signer", signer, "--signature", "0x1234", body])
+        #expect(malformed.status == 65, "\(malformed.stderr)")
+        let removed = try desk.run(["webhook", "remove", "--server", server.baseURL])
+        #expect(removed.status == 0 && removed.stdout == "removed: the webhook of \(channel)\n", "\(removed.stderr)")
+        await receiver.stop()
+    }
+
+    static func subscribe(_ index: Int, to channel: String) throws -> String {
+        let key = try PrivateKey(bytes: Array(repeating: 0, count: 31) + [UInt8(index + 1)])
+        let (issued, expires) = window()
+        return try Subscription(
+            action: .subscribe, channel: try EthereumAddress(parsing: channel), subscriber: key.address,
+            audience: "herald-test", nonce: UInt256(1), issuedAt: issued, expiresAt: expires
+        ).signed(with: key, scheme: .eip712, domain: domain).jsonText
+    }
 }
