@@ -97,7 +97,9 @@ struct WebhookVerify: AsyncParsableCommand {
         let valid = recovered == expected
         if global.json {
             let events: Int
-            if case .array(let items)? = (try? JSONParser.parse(body))?["events"] { events = items.count } else {
+            if case .array(let items)? = (try? JSONParser.parse(body))?["events"] {
+                events = items.count
+            } else {
                 events = 0
             }
             print(
