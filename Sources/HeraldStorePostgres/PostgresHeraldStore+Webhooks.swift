@@ -206,6 +206,15 @@ extension PostgresWebhooks {
                 platform: try row.platform(4), reason: reasons[try row.int(0)] ?? "failed")
             return WebhookEventPlanner.event(for: push, at: now, webhook: try stored(row.text(5)))
         }
-        try await queue(rows.compactMap { $0 }, at: now, on: connection, logger: logger)
+        let events = rows.compactMap { $0 }
+        guard !events.isEmpty else { return }
+        // The channels' locks, in key order, as a Subscription's batch takes them: a channel's events then
+        // commit in the order of their ids, whichever node queues them.
+        let keys = Array(Set(events.map { walletLockKey($0.channel) })).sorted()
+        try await connection.query(
+            """
+            SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest(\(keys)::bigint[]) AS t(k) ORDER BY k) s
+            """, logger: logger)
+        try await queue(events, at: now, on: connection, logger: logger)
     }
 }

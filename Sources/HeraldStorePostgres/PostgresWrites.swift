@@ -28,12 +28,19 @@ enum PostgresWrite: Sendable {
     /// The wallets whose advisory locks the write takes: its signer's, and for a delegate's send the
     /// channel's too (every send of a channel and every Delegate change of it take the channel's lock,
     /// so a removal and a send by that delegate never overlap: docs/protocol.md §11.1).
+    ///
+    /// A Subscription takes its channel's lock too: the webhook events of a channel are queued under it,
+    /// so that they commit in the order of their ids and a receiver gets them in order (§11.3).
     var lockedWallets: [EthereumAddress] {
         guard needsSignerLock else { return [] }
-        if case .notification(let submission) = self, submission.signer != submission.channel {
+        switch self {
+        case .notification(let submission) where submission.signer != submission.channel:
             return [submission.channel, submission.signer]
+        case .subscription(let change):
+            return [change.subscriber, change.channel]
+        default:
+            return [signer]
         }
-        return [signer]
     }
 
     /// Whether the write spends a nonce or counts rows under its signer's advisory lock. A key's insert
