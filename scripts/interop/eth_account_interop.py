@@ -31,6 +31,7 @@ import urllib.error
 import urllib.request
 
 from eth_account import Account
+from eth_account.messages import encode_defunct
 from eth_keys import keys
 
 import bisq_interop
@@ -151,6 +152,8 @@ class Server:
             self.binary, "serve", "--port", "0",
             "--database", os.path.join(self.scratch, "herald.sqlite"),
             "--audience", AUDIENCE, "--rate-limit", "0", "--log-level", "warning",
+            # The webhook check's receiver listens on loopback (docs/protocol.md §11.3).
+            "--webhooks-allow-network", "127.0.0.1/32",
         ]
         with open(self.stderr_path, "wb") as stderr:
             self.process = subprocess.Popen(
@@ -685,6 +688,57 @@ def check_serve_delegates(herald, scratch):
     return "Delegate add and remove 200; the delegate's sends 202 in both schemes, sender the channel, signer the bot; 401 after"
 
 
+def check_serve_webhook(herald, scratch):
+    """docs/protocol.md §11.3: eth-account signs a Webhook to a receiver here; a subscription's event arrives,
+    and its Herald-Signature recovers, with eth-account alone, to /v1/info's webhookSigner."""
+    import http.server
+
+    server = herald.server
+    channel, subscriber = Account.create(), Account.create()
+    database = os.path.join(scratch, "herald.sqlite")
+    herald.run(herald.new_home(), "channel", "add", channel.address, "--name", "Hooked", "--database", database)
+    received = queue.Queue()
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            received.put((body, self.headers.get("Herald-Signature")))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{receiver.server_address[1]}/hook"
+        change = {"channel": channel.address, "url": url, "events": "subscribed,unsubscribed"}
+        status, answer = server.request("POST", "/v1/webhooks", signed(channel, change, "eip712", "Webhook"))
+        expect(status == 200 and answer.get("status") == "set" and answer.get("events") == ["subscribed", "unsubscribed"],
+               f"Webhook: {status} {answer}")
+        subscription = {"action": "subscribe", "channel": channel.address, "subscriber": subscriber.address}
+        status, answer = server.request("POST", "/v1/subscriptions", signed(subscriber, subscription, "eip191", "Subscription"))
+        expect(status == 200, f"subscribe: {status} {answer}")
+        try:
+            body, signature = received.get(timeout=20)
+        except queue.Empty:
+            raise CheckFailed("no webhook delivery within 20 s")
+    finally:
+        receiver.shutdown()
+    status, info = server.request("GET", "/v1/info")
+    signer = info.get("webhookSigner")
+    recovered = Account.recover_message(encode_defunct(primitive=body), signature=signature)
+    expect(recovered == signer, f"the signature recovers to {recovered}, /v1/info says {signer}")
+    events = json.loads(body)["events"]
+    expect(len(events) == 1 and events[0]["event"] == "subscribed" and events[0]["subscriber"] == subscriber.address
+           and events[0]["channel"] == channel.address, f"events: {events}")
+    expect(body == json.dumps(json.loads(body), separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+           "the body is not compact JSON")
+    return f"1 event, Herald-Signature recovers with eth-account to webhookSigner {signer}"
+
+
 def check_serve_sigterm(herald, scratch):
     code, elapsed = herald.server.terminate()
     expect(code == 0, f"exited {code} after SIGTERM{herald.server.stderr_tail()}")
@@ -712,6 +766,7 @@ CHECKS = [
     ("g) serve: eth-account Subscription, Notification (both schemes) and FeedAccess -> feeds", check_serve_notifications),
     ("g) serve: eth-account ChannelSettings, SubscriberSettings, Mute, ReadMark (§10)", check_serve_subscriber_control),
     ("g) serve: eth-account Delegate and a delegate's Notification (§11.1)", check_serve_delegates),
+    ("g) serve: eth-account Webhook; the delivery's signature checked with eth-account (§11.3)", check_serve_webhook),
     ("f) serve: SIGTERM drains and exits 0", check_serve_sigterm),
 ] + bisq_interop.CHECKS + webpush_interop.CHECKS
 

@@ -39,6 +39,8 @@ TYPE_STRINGS = [
     # §11, senders.
     "Delegate(string action,address channel,address delegate,string audience,uint256 nonce,uint256 issuedAt,"
     "uint256 expiresAt)",
+    "Webhook(address channel,string url,string events,string audience,uint256 nonce,uint256 issuedAt,"
+    "uint256 expiresAt)",
 ]
 
 

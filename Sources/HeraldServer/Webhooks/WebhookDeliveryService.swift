@@ -22,13 +22,22 @@ struct WebhookDeliveryService: Service {
     static let batchLimit = 100
     static let requestTimeout: TimeAmount = .seconds(5)
 
+    /// The transport this service made, shut down when it stops: an HTTP client left open when the
+    /// process ends traps in its deinit.
+    private let ownTransport: GuardedWebPushTransport?
+
     init(state: ServerState, transport: (any WebPushTransport)? = nil) throws {
         self.state = state
         let settings = state.configuration.webhooks
-        self.transport =
-            try transport
-            ?? GuardedWebPushTransport(
+        if let transport {
+            self.transport = transport
+            ownTransport = nil
+        } else {
+            let made = try GuardedWebPushTransport(
                 policy: settings.networkPolicy, caFile: settings.caFile, timeout: Self.requestTimeout)
+            self.transport = made
+            ownTransport = made
+        }
     }
 
     func run() async throws {
@@ -36,6 +45,7 @@ struct WebhookDeliveryService: Service {
             let delivered = await deliverOnce()
             if delivered == 0 { try? await cancelWhenGracefulShutdown { try await Task.sleep(for: idle) } }
         }
+        try? await ownTransport?.shutdown()
     }
 
     /// One round: up to `concurrency` webhooks' batches, posted at once. Returns how many were claimed.
