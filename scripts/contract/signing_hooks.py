@@ -290,6 +290,26 @@ def _delegate(rng, case):
           "Delegate")
 
 
+def _webhook(rng, case):
+    """Mostly an https URL of the channel's (set), sometimes "" (removed), now and then what was generated
+    (mostly invalid_webhook) or a refused address; events a valid subset, or what was generated."""
+    message = case.body.get("message") if isinstance(case.body, dict) else None
+    roll = rng.random()
+    if roll < 0.6:
+        url = "https://hooks.example.org/herald/%d" % rng.randint(1, 9)
+    elif roll < 0.75:
+        url = ""
+    elif roll < 0.85:
+        url = rng.choice(["https://10.0.0.7/hook", "http://203.0.113.9/hook", "https://user@h.example.org/"])
+    else:
+        url = _generated_string(message, "url") or "https://h.example.org/x"
+    kinds = ["subscribed", "unsubscribed", "failed"]
+    events = ",".join(rng.sample(kinds, rng.randint(1, 3))) if rng.random() < 0.85 else (
+        _generated_string(message, "events") or "subscribed,subscribed")
+    sender = CHANNEL if rng.random() < 0.9 else OUTSIDER
+    _sign(rng, case, sender, {"channel": sender.address, "url": url, "events": events}, "Webhook")
+
+
 def _authorize(rng, case, owner):
     signer = owner if rng.random() < 0.85 else OUTSIDER
     headers = dict(case.headers or {})
@@ -336,6 +356,7 @@ ROUTES = {
     ("POST", "/v1/mutes"): _mute,
     ("POST", "/v1/read"): _read_mark,
     ("POST", "/v1/delegates"): _delegate,
+    ("POST", "/v1/webhooks"): _webhook,
     ("GET", "/v1/users/{wallet}/feeds"): _wallet_read,
     ("GET", "/v1/users/{wallet}/subscriptions"): _wallet_read,
     ("GET", "/v1/notifications/{sid}"): _push_status,
