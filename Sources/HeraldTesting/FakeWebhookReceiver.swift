@@ -16,6 +16,7 @@ public final class FakeWebhookReceiver: Sendable {
 
     private let core = FakeServerCore()
     private let received = Mutex<[Delivery]>([])
+    private let acceptedCount = Mutex(0)
     private let boundPort = Mutex(0)
 
     public init() {}
@@ -45,6 +46,9 @@ public final class FakeWebhookReceiver: Sendable {
     /// Every request, in the order received.
     public var deliveries: [Delivery] { received.withLock { $0 } }
 
+    /// How many events the requests answered 2xx carried (kept as they arrive: cheap to poll).
+    public var acceptedEventCount: Int { acceptedCount.withLock { $0 } }
+
     /// The events of the requests answered 2xx, in order, each as its JSON.
     public var acceptedEvents: [JSONValue] {
         deliveries.filter { (200..<300).contains($0.status) }.flatMap { delivery -> [JSONValue] in
@@ -68,6 +72,9 @@ public final class FakeWebhookReceiver: Sendable {
             return Response(status: .internalServerError)
         case .accept, .delay:
             received.withLock { $0.append(Delivery(body: body, signature: signature, status: 200)) }
+            if case .array(let events)? = (try? JSONParser.parse(body))?["events"] {
+                acceptedCount.withLock { $0 += events.count }
+            }
             return Response(status: .ok)
         }
     }

@@ -130,7 +130,7 @@ import Testing
         let (_, info) = try await HTTP.get(server.baseURL + "/v1/info")
         let signer = try #require((try? JSONParser.parse(Array(info)))?["webhookSigner"]?.stringValue)
         let body = folder + "/body.json"
-        FileManager.default.createFile(atPath: body, contents: Data(delivery.body))
+        _ = FileManager.default.createFile(atPath: body, contents: Data(delivery.body))
         let verified = try desk.run(["webhook", "verify", "--signer", signer, "--signature", signature, body])
         #expect(verified.status == 0 && verified.stdout == "valid: signed by \(signer)\n", "\(verified.stderr)")
         let json = try desk.run(

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             CryptoBenchCommand.self, RegisterBenchCommand.self, StoreBenchCommand.self, BroadcastBenchCommand.self,
             FeedsBenchCommand.self, InboxBenchCommand.self, PushBenchCommand.self, WebPushBenchCommand.self,
-            LimiterBenchCommand.self, SubsetBenchCommand.self,
+            LimiterBenchCommand.self, SubsetBenchCommand.self, WebhookBenchCommand.self,
         ]
     )
 }
