@@ -47,8 +47,6 @@ extension PostgresHeraldStore {
         try await perform { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 let cutoff = now.addingSaturated(-max(0, maxAgeSeconds))
-                try await connection.query(
-                    "DELETE FROM webhook_events WHERE queued_at < \(cutoff)", logger: logger)
                 // SKIP LOCKED: another node claiming a webhook at this moment is passed over, not waited for.
                 let due = try await connection.query(
                     """
@@ -62,17 +60,35 @@ extension PostgresHeraldStore {
                     """, logger: logger
                 ).rows { (try $0.address(0), try $0.text(1), Int(try $0.int(2))) }.first
                 guard let (channel, url, attempts) = due else { return nil as WebhookBatch? }
-                let events = try await connection.query(
-                    """
-                    SELECT id, kind, fields, queued_at FROM webhook_events WHERE channel = \(bytea(channel))
-                    ORDER BY id LIMIT \(Int64(limit))
-                    """, logger: logger
-                ).rows { row -> QueuedWebhookEvent in
-                    guard let kind = WebhookEventKind(rawValue: try row.text(1)) else {
-                        throw StoreError(.corrupt, "unknown webhook event kind")
+                // Events past their max age go unsent: looked for at the head of the queue, where the
+                // oldest are, so that a claim costs a batch, not the whole queue.
+                var events: [QueuedWebhookEvent] = []
+                while events.isEmpty {
+                    let head = try await connection.query(
+                        """
+                        SELECT id, kind, fields, queued_at FROM webhook_events WHERE channel = \(bytea(channel))
+                        ORDER BY id LIMIT \(Int64(limit))
+                        """, logger: logger
+                    ).rows { row -> QueuedWebhookEvent in
+                        guard let kind = WebhookEventKind(rawValue: try row.text(1)) else {
+                            throw StoreError(.corrupt, "unknown webhook event kind")
+                        }
+                        return QueuedWebhookEvent(
+                            id: try row.int(0), kind: kind, fields: try row.text(2), queuedAt: try row.int(3))
                     }
-                    return QueuedWebhookEvent(
-                        id: try row.int(0), kind: kind, fields: try row.text(2), queuedAt: try row.int(3))
+                    guard !head.isEmpty else { break }
+                    let expired = head.filter { $0.queuedAt < cutoff }.map(\.id)
+                    if !expired.isEmpty {
+                        try await connection.query(
+                            "DELETE FROM webhook_events WHERE id = ANY(\(expired)::bigint[])", logger: logger)
+                    }
+                    events = head.filter { $0.queuedAt >= cutoff }
+                }
+                guard !events.isEmpty else {
+                    try await connection.query(
+                        "UPDATE webhooks SET claimed_until = NULL, claimed_by = NULL WHERE channel = \(bytea(channel))",
+                        logger: logger)
+                    return nil
                 }
                 return WebhookBatch(channel: channel, url: url, attempts: attempts, events: events)
             }

@@ -38,11 +38,7 @@ extension SQLiteHeraldStore {
         now: Int64, maxAgeSeconds: Int64, owner: String, leaseUntil: Int64, limit: Int
     ) async throws -> WebhookBatch? {
         try await groupedWrite { db in
-            // Events past their max age go unsent, whatever their webhook's state.
-            try RawStatement(
-                db, "DELETE FROM webhook_events WHERE queued_at < ?",
-                .integer(now.addingSaturated(-max(0, maxAgeSeconds)))
-            ).execute()
+            let cutoff = now.addingSaturated(-max(0, maxAgeSeconds))
             let due = try RawStatement(
                 db,
                 """
@@ -57,14 +53,36 @@ extension SQLiteHeraldStore {
                 db, "UPDATE webhooks SET claimed_until = ?, claimed_by = ? WHERE channel = ?", .integer(leaseUntil),
                 .text(owner), .address(channel)
             ).execute()
-            let events = try RawStatement(
-                db, "SELECT id, kind, fields, queued_at FROM webhook_events WHERE channel = ? ORDER BY id LIMIT ?",
-                .address(channel), .integer(Int64(limit))
-            ).rows { row -> QueuedWebhookEvent in
-                guard let kind = WebhookEventKind(rawValue: row.text(1)) else {
-                    throw StoreError(.corrupt, "unknown webhook event kind")
+            // Events past their max age go unsent: looked for at the head of the queue, where the oldest
+            // are, so that a claim costs a batch, not the whole queue.
+            var events: [QueuedWebhookEvent] = []
+            while events.isEmpty {
+                let head = try RawStatement(
+                    db, "SELECT id, kind, fields, queued_at FROM webhook_events WHERE channel = ? ORDER BY id LIMIT ?",
+                    .address(channel), .integer(Int64(limit))
+                ).rows { row -> QueuedWebhookEvent in
+                    guard let kind = WebhookEventKind(rawValue: row.text(1)) else {
+                        throw StoreError(.corrupt, "unknown webhook event kind")
+                    }
+                    return QueuedWebhookEvent(
+                        id: row.integer(0), kind: kind, fields: row.text(2), queuedAt: row.integer(3))
                 }
-                return QueuedWebhookEvent(id: row.integer(0), kind: kind, fields: row.text(2), queuedAt: row.integer(3))
+                guard !head.isEmpty else { break }
+                let expired = head.filter { $0.queuedAt < cutoff }.map { JSONValue.number(String($0.id)) }
+                if !expired.isEmpty {
+                    try RawStatement(
+                        db, "DELETE FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))",
+                        .text(JSONValue.array(expired).jsonText)
+                    ).execute()
+                }
+                events = head.filter { $0.queuedAt >= cutoff }
+            }
+            guard !events.isEmpty else {
+                try RawStatement(
+                    db, "UPDATE webhooks SET claimed_until = NULL, claimed_by = NULL WHERE channel = ?",
+                    .address(channel)
+                ).execute()
+                return nil
             }
             return WebhookBatch(channel: channel, url: url, attempts: attempts, events: events)
         }
