@@ -33,11 +33,10 @@ import Testing
         ).signed(with: key, scheme: .eip712, domain: domain).jsonText
     }
 
-    @Test func everyEventArrivesInOrderSignedThroughRefusalsAndASIGKILL() async throws {
-        let folder = NSTemporaryDirectory() + "herald-webhooks-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let database = folder + "/herald.sqlite"
+    @Test(arguments: TestBackend.available)
+    func everyEventArrivesInOrderSignedThroughRefusalsAndASIGKILL(_ backend: TestBackend) async throws {
+        let (database, drop) = try backend.make("webhooks")
+        defer { drop() }
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
         #expect(
@@ -92,7 +91,7 @@ import Testing
             #expect(recovered.checksummed == signer)
         }
         print(
-            "webhooks: \(receiver.deliveries.count) requests (\(receiver.deliveries.filter { $0.status != 200 }.count) refused), "
+            "webhooks (\(backend)): \(receiver.deliveries.count) requests (\(receiver.deliveries.filter { $0.status != 200 }.count) refused), "
                 + "\(seen.count) events, ids \(seen.first ?? 0)…\(seen.last ?? 0), signed by \(signer)")
         await receiver.stop()
     }
