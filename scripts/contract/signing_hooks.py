@@ -338,11 +338,15 @@ def _channel(rng, case):
 
 def _bisq_relay(rng, case):
     """A device token of the platform the case asks for (random, so the per-token limit rarely bites):
-    without one every generated `GET /relay` stops at the token check and `success` goes unchecked."""
+    without one every generated `GET /relay` stops at the token check and `success` goes unchecked.
+    Mostly a message that is the hex of UTF-8 text too (generated hex is seldom valid UTF-8, so how many
+    cases got past that check swung with the schema's other paths); now and then the generated one."""
     query = dict(case.query or {})
     android = str(query.get("isAndroid", "")).lower() == "true"
     token = "bisq-contract:%040x" % rng.getrandbits(160) if android else "%064x" % rng.getrandbits(256)
     query["token"] = token.encode().hex()
+    if rng.random() < 0.8:
+        query["msg"] = ("BisqMessage|%032x" % rng.getrandbits(128)).encode().hex()
     case.query = query
 
 
