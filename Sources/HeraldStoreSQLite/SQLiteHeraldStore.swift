@@ -357,7 +357,12 @@ public final class SQLiteHeraldStore: HeraldStore {
         try await write { db in
             try db.execute(
                 sql: "UPDATE push_outbox SET claimed_until = NULL, claimed_by = NULL WHERE claimed_until IS NOT NULL")
-            return db.changesCount
+            let released = db.changesCount
+            // A webhook batch in flight when the earlier run died goes again now (at least once), not
+            // once its lease has passed.
+            try db.execute(
+                sql: "UPDATE webhooks SET claimed_until = NULL, claimed_by = NULL WHERE claimed_until IS NOT NULL")
+            return released
         }
     }
 }

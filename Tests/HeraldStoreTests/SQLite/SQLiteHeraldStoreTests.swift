@@ -44,6 +44,9 @@ import Testing
         try await SQLiteTestDatabase.with { database in
             let store = try database.open()
             try await Fixtures.seed(store, subscribers: 3)
+            _ = try await store.apply(WebhookConformanceTests.change("https://h.example.org/", nonce: 9))
+            _ = try await store.apply(Fixtures.subscription(key: Fixtures.subscriber(7), nonce: 1))
+            #expect(try await WebhookConformanceTests.claim(store, now: 1_000) != nil)
             _ = try await store.submit(
                 Fixtures.submission(NotificationDraft(title: "t", body: "b").broadcastPayload(), nonce: 5))
             let claimed = try await store.claimDuePushes(
@@ -56,6 +59,7 @@ import Testing
             let again = try await store.claimDuePushes(
                 now: 1_001, limit: 5, platforms: nil, owner: "c", leaseUntil: 1_200)
             #expect(Set(again.map(\.id)) == Set(claimed.map(\.id)))
+            #expect(try await WebhookConformanceTests.claim(store, now: 1_001, owner: "c") != nil, "the webhook's too")
         }
     }
 
