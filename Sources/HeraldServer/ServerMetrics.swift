@@ -12,6 +12,7 @@ public final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let bindingsGauge: CoreMetrics.Gauge
     private let queuedPushesGauge: CoreMetrics.Gauge
+    private let queuedWebhookEventsGauge: CoreMetrics.Gauge
     /// Series made once and kept: making one through the factory validates its name, sorts its labels
     /// and looks it up in the registry under a lock, about 4,000 instructions a time, on every request.
     private let counters = Mutex<[SeriesKey: CoreMetrics.Counter]>([:])
@@ -56,6 +57,8 @@ public final class ServerMetrics: Sendable {
         self.factory = factory
         bindingsGauge = CoreMetrics.Gauge(label: "herald_bindings", dimensions: [], factory: factory)
         queuedPushesGauge = CoreMetrics.Gauge(label: "herald_push_queue_depth", dimensions: [], factory: factory)
+        queuedWebhookEventsGauge = CoreMetrics.Gauge(
+            label: "herald_webhook_queue_depth", dimensions: [], factory: factory)
         registerKnownSeries()
     }
 
@@ -170,6 +173,9 @@ public final class ServerMetrics: Sendable {
     }
 
     func setQueuedPushes(_ count: Int) { queuedPushesGauge.record(count) }
+
+    /// Webhook events waiting for delivery (docs/protocol.md §11.3), every pruning round.
+    func setQueuedWebhookEvents(_ count: Int) { queuedWebhookEventsGauge.record(count) }
 
     func setBindings(_ count: Int) { bindingsGauge.record(count) }
 

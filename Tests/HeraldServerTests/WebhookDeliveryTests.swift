@@ -81,4 +81,35 @@ import Testing
         let recovered = try RecoverableSignature(hex: signature).recoverPublicKey(digest: PersonalMessage.digest(body))
         #expect(recovered.address == key.address)
     }
+
+    /// `herald_webhook_queue_depth` says how many events wait, after a pruning round.
+    @Test func theQueueDepthIsAGauge() async throws {
+        let fixture = try ServerFixture()
+        let store = fixture.state.store
+        let channel = ServerFixture.other
+        try await store.saveChannel(
+            ChannelRecord(address: channel.address, name: "Hooks", icon: "", url: "", createdAt: 1))
+        func signed(_ key: PrivateKey, _ nonce: UInt64) -> SignedChange {
+            SignedChange(
+                publicKey: key.publicKey, nonce: UInt256(nonce), operation: .random(),
+                nonceRetainedUntil: ServerFixture.now + 600, now: ServerFixture.now)
+        }
+        _ = try await store.apply(
+            WebhookChange(
+                channel: channel.address, url: "https://h.example.org/", events: .all, signed: signed(channel, 1)))
+        for (index, key) in [ServerFixture.key, try PrivateKey(hex: "0x" + String(repeating: "a1", count: 32))]
+            .enumerated()
+        {
+            _ = try await store.apply(
+                SubscriptionChange(
+                    action: .subscribe, channel: channel.address, subscriber: key.address, publicKey: key.publicKey,
+                    nonce: UInt256(UInt64(10 + index)), operation: .random(),
+                    nonceRetainedUntil: ServerFixture.now + 600, now: ServerFixture.now))
+        }
+        await PruningService(state: fixture.state).pruneOnce()
+        try await fixture.test { client in
+            let metrics = try await client.get("/metrics").text
+            #expect(metrics.contains("\nherald_webhook_queue_depth 2"), "\(metrics.prefix(400))")
+        }
+    }
 }

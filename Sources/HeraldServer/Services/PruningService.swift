@@ -50,6 +50,7 @@ struct PruningService: Service {
             let nonces = try await state.store.pruneNonces(expiredBefore: now)
             state.metrics.recordPruned("nonces", count: nonces)
             state.metrics.setQueuedPushes(try await state.store.queuedPushCount())
+            state.metrics.setQueuedWebhookEvents(try await state.store.queuedWebhookEventCount())
             try await pruneFeeds(now: now)
             if sweepBindings {
                 let cutoff = now - Int64(state.configuration.bindings.expiryDays) * 86_400
