@@ -155,6 +155,15 @@ public struct PushAttemptResult: Sendable, Hashable {
         return true
     }
 
+    /// Whether the push ended unsent (failed or pruned): a `failed` event for its channel's webhook
+    /// (docs/protocol.md §11.3).
+    public var endsUnsent: Bool {
+        switch disposition {
+        case .failed, .pruned: return true
+        case .sent, .retry, .deferred: return false
+        }
+    }
+
     /// The outbox status this result leaves the push in.
     public var status: String {
         switch disposition {

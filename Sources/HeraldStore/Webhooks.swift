@@ -149,4 +149,13 @@ package enum WebhookPlanner {
         let dropped = (current?.kinds ?? []).filter { !change.events.contains($0) }
         return .save(dropKinds: dropped)
     }
+
+    /// The head of a webhook's queue split into the events past the max age at `now` (dropped unsent)
+    /// and those still to deliver.
+    package static func split(
+        _ head: [QueuedWebhookEvent], now: Int64, maxAgeSeconds: Int64
+    ) -> (expired: [Int64], due: [QueuedWebhookEvent]) {
+        let cutoff = now.addingSaturated(-max(0, maxAgeSeconds))
+        return (head.filter { $0.queuedAt < cutoff }.map(\.id), head.filter { $0.queuedAt >= cutoff })
+    }
 }

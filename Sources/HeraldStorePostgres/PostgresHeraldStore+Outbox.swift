@@ -97,7 +97,7 @@ extension PostgresHeraldStore {
         }
         // A push that ends unsent is its channel's `failed` event (docs/protocol.md §11.3), queued in the
         // outcome's transaction; a batch of sends alone needs none.
-        let endsUnsent = results.contains { $0.status == "failed" || $0.status == "pruned" }
+        let endsUnsent = results.contains(where: \.endsUnsent)
         try await perform { [self] in
             if endsUnsent {
                 try await client.withTransaction(logger: logger) { connection in
@@ -120,7 +120,10 @@ extension PostgresHeraldStore {
         let counted = results.map { $0.isAttempt ? 1 : 0 }
         let errors = results.map { $0.error ?? "" }
         let hasError = results.map { $0.error != nil }
-        let unsent = try await connection.query(
+        let unsent = results.filter(\.endsUnsent)
+        // The rows an unsent outcome changed are its webhook events' pushes; a batch of sends reads none.
+        let returning = unsent.isEmpty ? "" : "RETURNING o.id"
+        let changed = try await connection.query(
             """
             UPDATE push_outbox o
             SET status = r.status, attempts = o.attempts + r.counted, next_attempt_at = r.next_attempt_at,
@@ -129,12 +132,14 @@ extension PostgresHeraldStore {
             FROM unnest(\(ids)::bigint[], \(statuses)::text[], \(next)::bigint[], \(errors)::text[],
                         \(hasError)::boolean[], \(counted)::int[]) AS r(id, status, next_attempt_at, error, has_error, counted)
             WHERE o.id = r.id AND o.status = 'queued' AND (\(owner)::text IS NULL OR o.claimed_by = \(owner))
-            RETURNING o.id, r.status IN ('failed', 'pruned'), COALESCE(NULLIF(r.error, ''), r.status)
+            \(unescaped: returning)
             """, logger: logger
-        ).rows { (id: try $0.int(0), ended: try $0.bool(1), reason: try $0.text(2)) }
+        ).rows { try $0.int(0) }
+        guard !unsent.isEmpty else { return }
+        let recorded = Set(changed)
         try await PostgresWebhooks.queueFailed(
-            unsent.filter(\.ended).map { (id: $0.id, reason: $0.reason) }, at: Int64(Date().timeIntervalSince1970),
-            on: connection, logger: logger)
+            unsent.filter { recorded.contains($0.id) }.map { (id: $0.id, reason: $0.error ?? $0.status) },
+            at: Int64(Date().timeIntervalSince1970), on: connection, logger: logger)
     }
 
     public func pushReport(sid: Int64) async throws -> PushReport? {

@@ -46,7 +46,6 @@ extension PostgresHeraldStore {
     ) async throws -> WebhookBatch? {
         try await perform { [self] in
             try await client.withTransaction(logger: logger) { connection in
-                let cutoff = now.addingSaturated(-max(0, maxAgeSeconds))
                 // SKIP LOCKED: another node claiming a webhook at this moment is passed over, not waited for.
                 let due = try await connection.query(
                     """
@@ -77,12 +76,12 @@ extension PostgresHeraldStore {
                             id: try row.int(0), kind: kind, fields: try row.text(2), queuedAt: try row.int(3))
                     }
                     guard !head.isEmpty else { break }
-                    let expired = head.filter { $0.queuedAt < cutoff }.map(\.id)
+                    let (expired, due) = WebhookPlanner.split(head, now: now, maxAgeSeconds: maxAgeSeconds)
                     if !expired.isEmpty {
                         try await connection.query(
                             "DELETE FROM webhook_events WHERE id = ANY(\(expired)::bigint[])", logger: logger)
                     }
-                    events = head.filter { $0.queuedAt >= cutoff }
+                    events = due
                 }
                 guard !events.isEmpty else {
                     try await connection.query(
@@ -226,11 +225,7 @@ extension PostgresWebhooks {
         guard !events.isEmpty else { return }
         // The channels' locks, in key order, as a Subscription's batch takes them: a channel's events then
         // commit in the order of their ids, whichever node queues them.
-        let keys = Array(Set(events.map { walletLockKey($0.channel) })).sorted()
-        try await connection.query(
-            """
-            SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest(\(keys)::bigint[]) AS t(k) ORDER BY k) s
-            """, logger: logger)
+        try await PostgresWriteSQL.lock(events.map(\.channel), on: connection, logger: logger)
         try await queue(events, at: now, on: connection, logger: logger)
     }
 }

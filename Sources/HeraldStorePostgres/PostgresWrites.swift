@@ -94,12 +94,18 @@ struct PostgresWriteSQL {
     /// Takes the advisory locks of the batch's signers, in key order so that two nodes' batches never
     /// wait on each other in a cycle.
     func lockSigners(of writes: [PostgresWrite]) async throws {
-        let keys = Array(Set(writes.flatMap(\.lockedWallets).map(walletLockKey))).sorted()
+        try await Self.lock(writes.flatMap(\.lockedWallets), on: connection, logger: logger)
+    }
+
+    /// Takes the transaction's advisory locks of `wallets`, in key order, so that two transactions taking
+    /// several never wait on each other in a cycle.
+    static func lock(_ wallets: [EthereumAddress], on connection: PostgresConnection, logger: Logger) async throws {
+        let keys = Array(Set(wallets.map(walletLockKey))).sorted()
         guard !keys.isEmpty else { return }
-        try await run(
+        try await connection.query(
             """
             SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest(\(keys)::bigint[]) AS t(k) ORDER BY k) s
-            """)
+            """, logger: logger)
     }
 
     /// A device change: a register reads its facts (the spent nonce's kept row, does the binding exist, how

@@ -168,31 +168,33 @@ extension SQLiteHeraldStore {
             // One statement per distinct outcome: most are "sent", and a provider that fails every push
             // (or one that is missing) fails a whole batch with one reason.
             for (key, ids) in Self.outcomeGroups(results) {
-                let update = try RawStatement(
-                    db,
-                    """
-                    UPDATE push_outbox
-                    SET status = ?1, attempts = attempts + ?6, next_attempt_at = ?2, last_error = COALESCE(?3, last_error),
-                        claimed_until = NULL, claimed_by = NULL
-                    WHERE id IN (SELECT value FROM json_each(?4)) AND status = 'queued'
-                      AND (?5 IS NULL OR claimed_by = ?5)
-                    RETURNING id
-                    """)
+                // The rows an unsent outcome changed are its webhook events' pushes; a send needs none.
+                let update = try RawStatement(db, key.endsUnsent ? Self.recordSQL + " RETURNING id" : Self.recordSQL)
                 update.bind(1, key.status)
                 update.bind(2, key.nextAttemptAt)
                 if let error = key.error { update.bind(3, error) }
                 update.bind(4, Self.jsonArray(ids))
                 if let owner { update.bind(5, owner) }
                 update.bind(6, key.isAttempt ? 1 : 0)
-                let changed = try update.rows { $0.integer(0) }
-                // A push that ended unsent is its channel's `failed` event (docs/protocol.md §11.3).
-                if key.status == "failed" || key.status == "pruned" {
-                    try WebhookEventsSQL.queueFailed(
-                        ids: changed, reason: key.error ?? key.status, at: Int64(Date().timeIntervalSince1970), in: db)
+                guard key.endsUnsent else {
+                    try update.execute()
+                    continue
                 }
+                // A push that ended unsent is its channel's `failed` event (docs/protocol.md §11.3).
+                try WebhookEventsSQL.queueFailed(
+                    ids: try update.rows { $0.integer(0) }, reason: key.error ?? key.status,
+                    at: Int64(Date().timeIntervalSince1970), in: db)
             }
         }
     }
+
+    private static let recordSQL = """
+        UPDATE push_outbox
+        SET status = ?1, attempts = attempts + ?6, next_attempt_at = ?2, last_error = COALESCE(?3, last_error),
+            claimed_until = NULL, claimed_by = NULL
+        WHERE id IN (SELECT value FROM json_each(?4)) AND status = 'queued'
+          AND (?5 IS NULL OR claimed_by = ?5)
+        """
 
     /// Ids by the outcome they record, in the order outcomes first appear. When one push has more than
     /// one outcome in the call, each is its own group, in order, so the last one decides, as if one by one.
@@ -220,12 +222,14 @@ extension SQLiteHeraldStore {
         let nextAttemptAt: Int64
         let error: String?
         let isAttempt: Bool
+        let endsUnsent: Bool
 
         init(_ result: PushAttemptResult) {
             status = result.status
             nextAttemptAt = result.nextAttemptAt
             error = result.error
             isAttempt = result.isAttempt
+            endsUnsent = result.endsUnsent
         }
     }
 

@@ -38,7 +38,6 @@ extension SQLiteHeraldStore {
         now: Int64, maxAgeSeconds: Int64, owner: String, leaseUntil: Int64, limit: Int
     ) async throws -> WebhookBatch? {
         try await groupedWrite { db in
-            let cutoff = now.addingSaturated(-max(0, maxAgeSeconds))
             let due = try RawStatement(
                 db,
                 """
@@ -68,14 +67,14 @@ extension SQLiteHeraldStore {
                         id: row.integer(0), kind: kind, fields: row.text(2), queuedAt: row.integer(3))
                 }
                 guard !head.isEmpty else { break }
-                let expired = head.filter { $0.queuedAt < cutoff }.map { JSONValue.number(String($0.id)) }
+                let (expired, due) = WebhookPlanner.split(head, now: now, maxAgeSeconds: maxAgeSeconds)
                 if !expired.isEmpty {
                     try RawStatement(
                         db, "DELETE FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))",
-                        .text(JSONValue.array(expired).jsonText)
+                        .text(JSONValue.array(expired.map { .number(String($0)) }).jsonText)
                     ).execute()
                 }
-                events = head.filter { $0.queuedAt >= cutoff }
+                events = due
             }
             guard !events.isEmpty else {
                 try RawStatement(

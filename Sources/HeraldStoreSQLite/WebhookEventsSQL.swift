@@ -7,9 +7,7 @@ import HeraldStore
 enum WebhookEventsSQL {
     /// The events a channel's webhook asks for; nil without a webhook.
     static func events(of channel: EthereumAddress, in db: Database) throws -> WebhookEventSet? {
-        try RawStatement(db, "SELECT events FROM webhooks WHERE channel = ?", .address(channel)).rows {
-            try WebhooksSQL.stored($0.text(0))
-        }.first
+        try WebhooksSQL.webhook(of: channel, in: db)?.events
     }
 
     static func queue(_ event: WebhookEvent?, at now: Int64, in db: Database) throws {

@@ -1,4 +1,5 @@
 import Configuration
+import HeraldCore
 
 /// Reads one ``Setting`` through the layered `ConfigReader`, typed by swift-configuration, then checks
 /// the value's range or form. A value that does not convert or does not pass is an error naming where
@@ -43,6 +44,17 @@ struct SettingLookup {
         try checked(reader.stringArray(forKey: key).map { $0.map(\.trimmed).filter { !$0.isEmpty } }, expectation) {
             _ in true
         }
+    }
+
+    /// A list of addresses or CIDRs (`webpush.allowNetworks`, `webhooks.allowNetworks`).
+    func networks() throws(ConfigurationError) -> [IPNetwork]? {
+        guard let parts = try list("must be a list of addresses or CIDRs") else { return nil }
+        var networks: [IPNetwork] = []
+        for part in parts {
+            guard let network = IPNetwork(part) else { throw invalid("\"\(part)\" is not an address or CIDR") }
+            networks.append(network)
+        }
+        return networks
     }
 
     /// A string that `parse` turns into a value, or the error `expectation`.

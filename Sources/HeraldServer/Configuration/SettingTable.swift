@@ -254,15 +254,7 @@ enum SettingTable {
             "webpush.allowNetworks", flag: "webpush-allow-network", environment: "HERALD_WEBPUSH_ALLOW_NETWORKS",
             isList: true
         ) { config, lookup throws(ConfigurationError) in
-            guard let parts = try lookup.list("must be a list of addresses or CIDRs") else { return }
-            var networks: [IPNetwork] = []
-            for part in parts {
-                guard let network = IPNetwork(part) else {
-                    throw lookup.invalid("\"\(part)\" is not an address or CIDR")
-                }
-                networks.append(network)
-            }
-            config.webpush.allowNetworks = networks
+            if let networks = try lookup.networks() { config.webpush.allowNetworks = networks }
         },
         Setting("webpush.caFile", flag: "webpush-ca-file", environment: "HERALD_WEBPUSH_CA_FILE") {
             config, lookup throws(ConfigurationError) in
@@ -287,15 +279,7 @@ enum SettingTable {
             "webhooks.allowNetworks", flag: "webhooks-allow-network", environment: "HERALD_WEBHOOKS_ALLOW_NETWORKS",
             isList: true
         ) { config, lookup throws(ConfigurationError) in
-            guard let parts = try lookup.list("must be a list of addresses or CIDRs") else { return }
-            var networks: [IPNetwork] = []
-            for part in parts {
-                guard let network = IPNetwork(part) else {
-                    throw lookup.invalid("\"\(part)\" is not an address or CIDR")
-                }
-                networks.append(network)
-            }
-            config.webhooks.allowNetworks = networks
+            if let networks = try lookup.networks() { config.webhooks.allowNetworks = networks }
         },
         Setting("webhooks.maxAgeSeconds", flag: "webhooks-max-age", environment: "HERALD_WEBHOOKS_MAX_AGE") {
             config, lookup throws(ConfigurationError) in

@@ -76,10 +76,9 @@ struct WebhookDeliveryService: Service {
         var status: Int?
         var retryAfter: Int64?
         var problem = ""
+        let target = WebPushEndpoint(batch.url, allowingHTTP: true)
         do {
-            guard let target = WebPushEndpoint(batch.url, allowingHTTP: true) else {
-                throw WebPushRefusal("the stored webhook URL does not parse")
-            }
+            guard let target else { throw WebPushRefusal("the stored webhook URL does not parse") }
             let request = PushHTTPRequest(
                 url: batch.url,
                 headers: [
@@ -94,7 +93,7 @@ struct WebhookDeliveryService: Service {
             problem = "\(error)"
         }
         let outcome = policy.outcome(for: batch, status: status, retryAfter: retryAfter, now: state.clock())
-        let origin = WebPushEndpoint(batch.url, allowingHTTP: true)?.origin ?? "-"
+        let origin = target?.origin ?? "-"
         switch outcome {
         case .delivered: break
         case .retry(_, let at):
