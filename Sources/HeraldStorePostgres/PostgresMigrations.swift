@@ -14,7 +14,16 @@ enum PostgresMigrations {
         (7, "0007_push_options", pushOptionsSQL),
         (8, "0008_idempotent_answers", idempotentAnswersSQL),
         (9, "0009_webhooks", webhooksSQL),
+        (10, "0010_items_without_trigger", itemsWithoutTriggerSQL),
     ]
+
+    static let itemsWithoutTriggerSQL = """
+        -- A feed item's notification is no longer a foreign key: its check ran as a trigger for every item
+        -- inserted, 4.8 µs of a broadcast's 31 µs a recipient (481 ms of a 100,000-subscriber broadcast).
+        -- Nothing relied on its cascade: an item is written only with its notification, in that
+        -- transaction, and retention deletes a notification only once no item is left (docs/operating.md).
+        ALTER TABLE feed_items DROP CONSTRAINT feed_items_notification_fkey;
+        """
 
     static let webhooksSQL = """
         -- Webhooks (docs/protocol.md §11.3): one a channel, what it asks for, and the state of its delivery: one

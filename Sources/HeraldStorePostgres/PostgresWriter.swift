@@ -29,6 +29,9 @@ final class PostgresWriter: Sendable {
     private let logger: Logger
     let knownKeys: KnownWalletKeys
     private let lanes: [WriteLane]
+    /// Broadcasts (type 1) have a lane of their own: one to a million subscribers takes PostgreSQL tens of
+    /// seconds, and the signers whose writes shared its lane would wait for it.
+    private let broadcastLane = WriteLane()
     /// Transactions, writes, busy time (summed over lanes) and waits, for `/metrics`.
     let statistics: WriterStatistics
 
@@ -40,6 +43,9 @@ final class PostgresWriter: Sendable {
     /// How long one batch's transaction may take, lease included, before its writes are answered
     /// `unavailable` (whether it committed is then unknown) and the lane goes on to the next batch.
     private let batchTimeout: Duration
+    /// The same for a broadcast's batch, whose time grows with the channel's subscribers (25.6 s for a
+    /// million on the machine of docs/benchmarks.md).
+    static let broadcastTimeout: Duration = .seconds(600)
 
     init(
         client: PostgresClient, lanes: Int, knownKeys: KnownWalletKeys, batchTimeout: Duration = .seconds(10),
@@ -54,13 +60,15 @@ final class PostgresWriter: Sendable {
     }
 
     func submit(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
-        let lane = lanes[Int(UInt64(bitPattern: walletLockKey(write.signer)) % UInt64(lanes.count))]
+        let lane =
+            write.isBroadcast
+            ? broadcastLane : lanes[Int(UInt64(bitPattern: walletLockKey(write.signer)) % UInt64(lanes.count))]
         return try await lane.submit(write) { [self] batch in await commit(batch) }
     }
 
     /// Finishes every batch submitted, then refuses new writes.
     func close() async {
-        for lane in lanes { await lane.close() }
+        for lane in lanes + [broadcastLane] { await lane.close() }
     }
 
     private func commit(_ batch: [WriteLane.Pending]) async {
@@ -69,7 +77,8 @@ final class PostgresWriter: Sendable {
             runs += 1
             do {
                 let writes = batch.map(\.write)
-                let timeout = batchTimeout
+                let timeout =
+                    writes.contains(where: \.isBroadcast) ? max(batchTimeout, Self.broadcastTimeout) : batchTimeout
                 // Bounded, so that a lease or a query that never ends (seen after a database restart:
                 // the lane waited on it forever, every later write in it unanswered, and shutdown hung)
                 // costs one batch, not the lane.

@@ -43,6 +43,12 @@ enum PostgresWrite: Sendable {
         }
     }
 
+    /// A type 1 notification: every subscriber of its channel, so its time grows with them.
+    var isBroadcast: Bool {
+        if case .notification(let submission) = self { return submission.payload.kind == .broadcast }
+        return false
+    }
+
     /// Whether the write spends a nonce or counts rows under its signer's advisory lock. A key's insert
     /// does neither (the first key stands, `ON CONFLICT DO NOTHING`), so it takes no lock.
     var needsSignerLock: Bool {
