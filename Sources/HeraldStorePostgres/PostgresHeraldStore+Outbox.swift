@@ -46,22 +46,10 @@ extension PostgresHeraldStore {
     public func claimDuePushes(
         now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
     ) async throws -> [QueuedPush] {
-        try await perform { [self] in
-            try await client.query(
-                """
-                WITH o AS (
-                  UPDATE push_outbox SET claimed_until = \(leaseUntil), claimed_by = \(owner)
-                  WHERE id IN (SELECT id FROM push_outbox
-                               WHERE status = 'queued' AND next_attempt_at <= \(now)
-                                 AND platform = ANY(\(Self.names(platforms)))
-                                 AND (claimed_until IS NULL OR claimed_until <= \(now))
-                               ORDER BY next_attempt_at, id LIMIT \(Int64(limit))
-                               FOR UPDATE SKIP LOCKED)
-                  RETURNING *)
-                SELECT \(unescaped: QueuedPushColumns.list) FROM o \(unescaped: QueuedPushColumns.joins)
-                ORDER BY o.next_attempt_at, o.id
-                """, logger: logger
-            ).rows(QueuedPushColumns.read)
+        let statement = ClaimDuePushesStatement(
+            leaseUntil: leaseUntil, owner: owner, now: now, platforms: Self.names(platforms), limit: Int64(limit))
+        return try await perform { [self] in
+            try await client.execute(statement, logger: logger).collected()
         }
     }
 
@@ -114,27 +102,10 @@ extension PostgresHeraldStore {
     private static func record(
         _ results: [PushAttemptResult], owner: String?, on connection: PostgresConnection, logger: Logger
     ) async throws {
-        let ids = results.map(\.id)
-        let statuses = results.map(\.status)
-        let next = results.map(\.nextAttemptAt)
-        let counted = results.map { $0.isAttempt ? 1 : 0 }
-        let errors = results.map { $0.error ?? "" }
-        let hasError = results.map { $0.error != nil }
         let unsent = results.filter(\.endsUnsent)
-        // The rows an unsent outcome changed are its webhook events' pushes; a batch of sends reads none.
-        let returning = unsent.isEmpty ? "" : "RETURNING o.id"
-        let changed = try await connection.query(
-            """
-            UPDATE push_outbox o
-            SET status = r.status, attempts = o.attempts + r.counted, next_attempt_at = r.next_attempt_at,
-                last_error = CASE WHEN r.has_error THEN r.error ELSE o.last_error END,
-                claimed_until = NULL, claimed_by = NULL
-            FROM unnest(\(ids)::bigint[], \(statuses)::text[], \(next)::bigint[], \(errors)::text[],
-                        \(hasError)::boolean[], \(counted)::int[]) AS r(id, status, next_attempt_at, error, has_error, counted)
-            WHERE o.id = r.id AND o.status = 'queued' AND (\(owner)::text IS NULL OR o.claimed_by = \(owner))
-            \(unescaped: returning)
-            """, logger: logger
-        ).rows { try $0.int(0) }
+        let changed = try await connection.execute(
+            RecordOutcomesStatement(results: results, owner: owner), logger: logger
+        ).collected()
         guard !unsent.isEmpty else { return }
         let recorded = Set(changed)
         try await PostgresWebhooks.queueFailed(

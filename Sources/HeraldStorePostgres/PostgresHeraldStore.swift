@@ -43,6 +43,14 @@ public final class PostgresHeraldStore: HeraldStore {
     public static func open(
         url: String, poolSize: Int = 16, connectTimeout: Duration = .seconds(10), logger: Logger
     ) async throws -> PostgresHeraldStore {
+        try await open(url: url, poolSize: poolSize, connectTimeout: connectTimeout, answerTimeout: nil, logger: logger)
+    }
+
+    /// The same, with calls answered `unavailable` after `answerTimeout` (default: `connectTimeout`) rather
+    /// than the connect timeout: for tests that need a short bound on a busy machine.
+    static func open(
+        url: String, poolSize: Int, connectTimeout: Duration, answerTimeout: Duration?, logger: Logger
+    ) async throws -> PostgresHeraldStore {
         let parsed: PostgresURL
         do { parsed = try PostgresURL(url) } catch { throw StoreError(error.description) }
         guard poolSize >= 2 else {
@@ -84,7 +92,8 @@ public final class PostgresHeraldStore: HeraldStore {
         // serves reads, claims and outcomes.
         let lanes = max(1, min(8, poolSize / 4))
         return PostgresHeraldStore(
-            url: parsed, client: client, runTask: runTask, lanes: lanes, answerTimeout: connectTimeout, logger: logger)
+            url: parsed, client: client, runTask: runTask, lanes: lanes, answerTimeout: answerTimeout ?? connectTimeout,
+            logger: logger)
     }
 
     // MARK: Writes through the group-commit writer

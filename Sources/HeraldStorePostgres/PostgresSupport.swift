@@ -73,6 +73,15 @@ extension PostgresRowSequence {
     }
 }
 
+extension AsyncSequence {
+    /// Every element, in order (the rows of a prepared statement, already decoded).
+    func collected() async throws -> [Element] {
+        var elements: [Element] = []
+        for try await element in self { elements.append(element) }
+        return elements
+    }
+}
+
 /// The advisory lock key of a wallet: its first 8 bytes (an address is a hash, so these are as good as
 /// any hash of it). Writes lock their signer with it, so that the binding limit's count and the insert
 /// that follows are one step across every node.

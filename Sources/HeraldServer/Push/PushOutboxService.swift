@@ -48,35 +48,52 @@ public struct PushOutboxService: Service {
     ///
     /// `PushLaneStateMachine` decides all of this; the loop only runs what it answers and reports back.
     private func loop(_ platforms: Set<Platform>) async {
-        await withTaskGroup(of: Lane.Event.self) { group in
+        await withTaskGroup(of: LaneTask.self) { group in
             var lane = Lane(
-                batchSize: batchSize, commitGroup: Self.commitGroup, claimFailuresPerLog: Self.claimFailuresPerLog)
+                batchSize: batchSize, claimsAhead: holdLimit != nil, commitGroup: Self.commitGroup,
+                claimFailuresPerLog: Self.claimFailuresPerLog)
+            var ready = ReadyPushes()
             var action = lane.start()
             while true {
-                perform(action, platforms: platforms, in: &group)
-                // Shutdown cancels this task. Noticed between steps, it stops the claims; the sends under
-                // way finish (or fail) and every outcome is recorded before the lane ends.
-                if Task.isCancelled { action = lane.shutdownRequested() }
+                perform(action, platforms: platforms, ready: &ready, in: &group)
+                // Shutdown cancels this task. Noticed between steps, it stops the claims and hands back the
+                // pushes held ready; the sends under way finish (or fail) and every outcome is recorded
+                // before the lane ends.
+                if Task.isCancelled {
+                    action = lane.shutdownRequested()
+                    perform(action, platforms: platforms, ready: &ready, in: &group)
+                }
                 switch action.next {
                 case .claim(let limit):
-                    do {
-                        let due = try await claim(limit: limit, platforms: platforms)
-                        for push in due { group.addTask { .delivered(await deliver(push)) } }
-                        action = lane.claimed(due.count)
-                    } catch {
-                        action = lane.claimFailed()
-                        if case .logClaimFailure(let tries) = action.effect {
-                            state.logger.error("push outbox: cannot claim pushes (\(tries) tries): \(error)")
+                    group.addTask {
+                        // Unstructured, so that shutdown cannot interrupt a claim whose rows are taken.
+                        do {
+                            let due = try await Task { try await claim(limit: limit, platforms: platforms) }.value
+                            return .claimed(due, at: .now)
+                        } catch {
+                            return .claimFailed(error)
                         }
                     }
+                    action = lane.claimStarted()
                 case .waitIdle:
                     await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
                     action = lane.idleWaitEnded()
                 case .awaitEvent:
                     // The machine waits only while a task it asked for is under way: an empty group
                     // would leave nothing to wait for.
-                    guard let event = await group.next() else { return }
-                    action = lane.handle(event)
+                    guard let task = await group.next() else { return }
+                    switch task {
+                    case .event(let event):
+                        action = lane.handle(event)
+                    case .claimed(let due, let started):
+                        ready.append(due, claimedAt: started)
+                        action = lane.claimed(due.count)
+                    case .claimFailed(let error):
+                        action = lane.claimFailed()
+                        if case .logClaimFailure(let tries) = action.effect {
+                            state.logger.error("push outbox: cannot claim pushes (\(tries) tries): \(error)")
+                        }
+                    }
                 case .finished:
                     return
                 }
@@ -86,9 +103,17 @@ public struct PushOutboxService: Service {
 
     private typealias Lane = PushLaneStateMachine<Delivery>
 
-    /// Starts what `action` asks for beside its step: a commit, a commit tick, the wake-up task.
+    /// What a task of a lane reports: an event of its machine, or a claim's answer with when it began.
+    private enum LaneTask: Sendable {
+        case event(Lane.Event)
+        case claimed([QueuedPush], at: ContinuousClock.Instant)
+        case claimFailed(any Error)
+    }
+
+    /// Starts what `action` asks for beside its step: a commit, a commit tick, sends of the pushes held
+    /// ready and hand-backs of them, the wake-up task.
     private func perform(
-        _ action: Lane.Action, platforms: Set<Platform>, in group: inout TaskGroup<Lane.Event>
+        _ action: Lane.Action, platforms: Set<Platform>, ready: inout ReadyPushes, in group: inout TaskGroup<LaneTask>
     ) {
         switch action.effect {
         case .none, .logClaimFailure:
@@ -101,13 +126,25 @@ public struct PushOutboxService: Service {
             // records what was already sent.
             group.addTask {
                 await Task { await commit(batch) }.value
-                return .committed
+                return .event(.committed)
             }
         case .scheduleCommitTick:
             group.addTask {
                 try? await Task.sleep(for: Self.commitDelay)
-                return .commitDelayElapsed
+                return .event(.commitDelayElapsed)
             }
+        }
+        for held in ready.take(action.sends) {
+            // Held too long for its lease to cover a whole send: sending it now could overlap another
+            // node's claim of it once the lease ends. Handed back instead: due again in a second or two.
+            if let holdLimit, ContinuousClock.now - held.claimedAt > holdLimit {
+                group.addTask { .event(.delivered(handBack(held.push, reason: "held past its lease's room"))) }
+            } else {
+                group.addTask { .event(.delivered(await deliver(held.push))) }
+            }
+        }
+        for held in ready.take(action.handBacks) {
+            group.addTask { .event(.delivered(handBack(held.push, reason: "handed back at shutdown"))) }
         }
         // Sends under way may all be slow ones (a push service that never answers): new and deferred
         // pushes must not wait for them, so the lane also wakes to claim on a signal or after the idle
@@ -115,9 +152,22 @@ public struct PushOutboxService: Service {
         if action.next == .awaitEvent(startingWakeup: true) {
             group.addTask {
                 await state.pushWakeup.wait(for: platforms, upTo: idlePoll)
-                return .woken
+                return .event(.woken)
             }
         }
+    }
+
+    /// How long a claimed push may wait for a send slot; nil: the lease is too short to claim ahead.
+    private var holdLimit: Duration? {
+        ReadyPushes.holdLimit(
+            leaseSeconds: state.configuration.push.leaseSeconds, sendDeadline: state.configuration.push.sendDeadline)
+    }
+
+    /// A claimed push given back unsent: recorded as deferred (not an attempt), which ends its claim.
+    private func handBack(_ push: QueuedPush, reason: String) -> Delivery {
+        Delivery(
+            push: push, provider: providers.provider(for: push.platform).name, outcome: .deferred(reason: reason),
+            duration: .zero)
     }
 
     /// Outcomes per commit under load, and the longest an outcome waits for a group to fill.

@@ -41,8 +41,8 @@ struct PostgresBroadcastTests {
     /// bound (here 2 s), which still bounds a targeted send held up the same way.
     @Test func aBroadcastMayTakeLongerThanTheUsualBound() async throws {
         try await TestDatabase.with { database in
-            let store = try await database.open(connectTimeout: .seconds(2))
-            try await Fixtures.seed(store, subscribers: 2)
+            try await Fixtures.seed(try await database.open(), subscribers: 2)
+            let store = try await database.open(answerTimeout: .seconds(2))
             let hold = Task {
                 try await database.execute(
                     "DO $$ BEGIN LOCK TABLE feed_items IN EXCLUSIVE MODE; PERFORM pg_sleep(4); END $$")

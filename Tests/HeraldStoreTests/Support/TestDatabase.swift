@@ -64,11 +64,12 @@ final class TestDatabase: Sendable {
     }
 
     /// A store on this database: one more node.
-    func open(poolSize: Int = 8, connectTimeout: Duration = .seconds(60)) async throws -> PostgresHeraldStore {
+    func open(poolSize: Int = 8, answerTimeout: Duration? = nil) async throws -> PostgresHeraldStore {
         // The connect timeout also bounds every call (answered `unavailable` past it): a minute, since
         // make test's parallel suites were seen to keep a debug build's batch waiting past 10 s.
         let store = try await PostgresHeraldStore.open(
-            url: url.unredacted, poolSize: poolSize, connectTimeout: connectTimeout, logger: PostgresTestServer.logger)
+            url: url.unredacted, poolSize: poolSize, connectTimeout: .seconds(60), answerTimeout: answerTimeout,
+            logger: PostgresTestServer.logger)
         stores.withLock { $0.append(store) }
         return store
     }
