@@ -29,9 +29,10 @@ final class PostgresWriter: Sendable {
     private let logger: Logger
     let knownKeys: KnownWalletKeys
     private let lanes: [WriteLane]
-    /// Broadcasts (type 1) have a lane of their own: one to a million subscribers takes PostgreSQL tens of
-    /// seconds, and the signers whose writes shared its lane would wait for it.
-    private let broadcastLane = WriteLane()
+    /// Broadcasts (type 1) have lanes of their own, as many, by channel: one to a million subscribers takes
+    /// PostgreSQL tens of seconds, and the signers whose writes shared its lane would wait for it. A lane
+    /// holds a pooled connection only while a batch runs.
+    private let broadcastLanes: [WriteLane]
     /// Transactions, writes, busy time (summed over lanes) and waits, for `/metrics`.
     let statistics: WriterStatistics
 
@@ -56,19 +57,19 @@ final class PostgresWriter: Sendable {
         self.logger = logger
         self.knownKeys = knownKeys
         self.lanes = (0..<max(1, lanes)).map { _ in WriteLane() }
+        broadcastLanes = (0..<max(1, lanes)).map { _ in WriteLane() }
         statistics = WriterStatistics(lanes: self.lanes.count)
     }
 
     func submit(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
-        let lane =
-            write.isBroadcast
-            ? broadcastLane : lanes[Int(UInt64(bitPattern: walletLockKey(write.signer)) % UInt64(lanes.count))]
+        let choice = write.isBroadcast ? broadcastLanes : lanes
+        let lane = choice[Int(UInt64(bitPattern: walletLockKey(write.signer)) % UInt64(choice.count))]
         return try await lane.submit(write) { [self] batch in await commit(batch) }
     }
 
     /// Finishes every batch submitted, then refuses new writes.
     func close() async {
-        for lane in lanes + [broadcastLane] { await lane.close() }
+        for lane in lanes + broadcastLanes { await lane.close() }
     }
 
     private func commit(_ batch: [WriteLane.Pending]) async {

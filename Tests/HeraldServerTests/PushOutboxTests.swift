@@ -11,6 +11,26 @@ import Testing
 @testable import HeraldServer
 
 /// A provider that records what it was handed and answers from a script.
+/// A provider whose first send takes `firstSendTakes`, the others none.
+final class SlowFirstProvider: PushProvider {
+    let name = "slow-first"
+    let firstSendTakes: Duration
+    private let received = Mutex<Int>(0)
+
+    init(firstSendTakes: Duration) { self.firstSendTakes = firstSendTakes }
+
+    func deliver(_ message: PushMessage) async -> PushDelivery {
+        let first = received.withLock { count in
+            count += 1
+            return count == 1
+        }
+        if first { try? await Task.sleep(for: firstSendTakes) }
+        return .sent
+    }
+
+    var sends: Int { received.withLock { $0 } }
+}
+
 final class RecordingProvider: PushProvider {
     let name = "recording"
     private let answers: Mutex<[PushDelivery]>
@@ -88,6 +108,55 @@ extension PushMessage {
             #expect(lines.contains(#"herald_pushes_total{provider="recording",status="sent"} 1"#), "\(metrics)")
             #expect(lines.contains(#"herald_pushes_total{provider="recording",status="failed"} 1"#))
             #expect(lines.contains(#"herald_push_duration_seconds_count{provider="recording"} 2"#))
+        }
+    }
+
+    /// A push claimed ahead waits for a send slot only while its lease still covers a whole send: with a
+    /// 12 s lease (sends bounded by 9 s) 2 s. One send slot, two pushes, the first send taking 2.5 s: the
+    /// second is handed back unsent, deferred (not an attempt) and no longer claimed.
+    @Test func aPushHeldPastItsLeasesRoomIsHandedBackUnsent() async throws {
+        let fixture = try F {
+            $0.push.leaseSeconds = 12
+            $0.push.concurrency = 1
+            $0.push.setupConfirmation = false
+        }
+        try await fixture.state.store.saveChannel(
+            ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
+        try await fixture.test { client in
+            #expect(
+                try await client.post(
+                    try SubscriptionRouteTests.signed(SubscriptionRouteTests.subscription(nonce: 1)),
+                    uri: "/v1/subscriptions"
+                ).status == .ok)
+            #expect(try await client.post(try F.signed(F.binding(nonce: 2))).status == .ok)
+            #expect(
+                try await client.post(try F.signed(F.binding(token: String(repeating: "b", count: 64), nonce: 3)))
+                    .status == .ok)
+            let sent = try await client.post(
+                try N.notification(N.draft.targetedPayload(to: [F.key.address]), nonce: 4), uri: "/v1/notifications")
+            #expect(sent.json?["pushes"] == .number("2"))
+            let state = fixture.state
+            let provider = SlowFirstProvider(firstSendTakes: .milliseconds(2_500))
+            let service = PushOutboxService(
+                state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))
+            let running = Task { try await service.run() }
+            // The held push is handed back once the first send ends (2.5 s) and its outcome is committed.
+            var counts: [String: Int] = [:]
+            for _ in 0..<100 {
+                counts = try await state.store.pushCounts()
+                if counts == ["sent": 1, "queued": 1] && provider.sends == 1 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            running.cancel()
+            _ = try? await running.value
+            #expect(counts == ["sent": 1, "queued": 1])
+            #expect(provider.sends == 1, "the held push was not sent")
+            // Queued again, due in a second or two (the fixture's clock stands still), not an attempt.
+            let due = try await #require(state.store as? any OutboxInspection).duePushes(now: F.now + 10, limit: 10)
+            #expect(due.count == 1)
+            #expect(due.first?.attempts == 0)
+            let metrics = String(decoding: state.metrics.render(), as: UTF8.self)
+            #expect(metrics.contains(#"herald_pushes_total{provider="slow-first",status="deferred"} 1"#), "\(metrics)")
         }
     }
 
