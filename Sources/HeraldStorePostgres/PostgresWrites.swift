@@ -125,17 +125,11 @@ struct PostgresWriteSQL {
             retainedUntil: change.nonceRetainedUntil)
         var facts = BindingFacts(exists: true, walletBindings: 0)
         if change.action == .register {
-            let wallet = bytea(change.wallet)
-            let row = try await connection.query(
-                """
-                SELECT n.digest IS NOT NULL, n.operation, n.answer,
-                       EXISTS (SELECT 1 FROM bindings
-                               WHERE wallet = \(wallet) AND platform = \(change.platform.rawValue)
-                                 AND device_token = \(change.deviceToken)),
-                       (SELECT count(*) FROM bindings WHERE wallet = \(wallet))
-                FROM (SELECT 1) AS one LEFT JOIN nonces n ON n.digest = \(bytea(nonce.digest.bytes))
-                """, logger: logger
-            ).rows { (try $0.spentNonce(0), try $0.bool(3), try $0.int(4)) }.first
+            let row = try await connection.execute(
+                BindingFactsStatement(
+                    wallet: change.wallet, platform: change.platform, deviceToken: change.deviceToken,
+                    digest: nonce.digest.bytes), logger: logger
+            ).collected().first.map { ($0.kept, $0.exists, $0.walletBindings) }
             guard let (kept, exists, count) = row else { throw StoreError("the binding facts returned no row") }
             // A spent nonce first: answered as the first time, or replayed, whatever the plan would be.
             if let kept {
@@ -147,12 +141,10 @@ struct PostgresWriteSQL {
         if plan == .refuseOverLimit { return .overLimit }
         let needsKey = !rememberedKeys.contains(change.wallet) && !knownKeys.contains(change.wallet)
         let known = plan.knownOutcome
-        let row =
-            try await connection.query(
-                write(plan, for: change, nonce: nonce, answer: known.flatMap(StoredAnswer.encode), needsKey: needsKey),
-                logger: logger
-            )
-            .rows { (try $0.int(0), try $0.int(1)) }.first ?? (0, 0)
+        let statement = DeviceChangeWriteStatement(
+            change: change, nonce: nonce, answer: known.flatMap(StoredAnswer.encode), flags: Self.flags(for: plan),
+            needsKey: needsKey)
+        let row = try await connection.execute(statement, logger: logger).collected().first ?? (0, 0)
         // Not spent: another node's transaction spent it meanwhile (this insert waited for that commit).
         guard row.0 > 0 else { return try await answer(for: nonce, decode: StoredAnswer.device) }
         if needsKey { rememberedKeys.insert(change.wallet) }
@@ -162,64 +154,23 @@ struct PostgresWriteSQL {
         return outcome
     }
 
-    /// One statement: the nonce spent, the change the plan chose made only if it was, the wallet's key
-    /// remembered. The plan arrives as flags, so that the text, and its prepared statement, is one for
-    /// every plan; nothing in it decides. Answers (nonces spent, rows changed).
-    private func write(
-        _ plan: DeviceChangePlan, for change: DeviceChange, nonce: NonceSpend, answer: [UInt8]?, needsKey: Bool
-    ) -> PostgresQuery {
-        let wallet = bytea(change.wallet)
-        let platform = change.platform.rawValue
-        let token = change.deviceToken
-        let key = bytea(change.publicKey.uncompressed)
-        var refresh = false
-        var create = false
-        var confirm = false
-        var webPush: WebPushSubscription?
+    /// The plan as the flags of `DeviceChangeWriteStatement`: nothing in the statement decides.
+    private static func flags(for plan: DeviceChangePlan) -> DeviceChangeWriteStatement.Flags {
+        var flags = DeviceChangeWriteStatement.Flags()
         switch plan {
         case .refresh(let keys):
-            refresh = true
-            webPush = keys
+            flags.refresh = true
+            flags.webPush = keys
         case .create(let keys, let confirmation):
-            create = true
-            confirm = confirmation
-            webPush = keys
-        case .remove, .refuseOverLimit:
+            flags.create = true
+            flags.confirm = confirmation
+            flags.webPush = keys
+        case .remove:
+            flags.remove = true
+        case .refuseOverLimit:
             break
         }
-        let remove = plan == .remove
-        return """
-            WITH spent AS (
-              INSERT INTO nonces (digest, retained_until, operation, answer)
-              VALUES (\(bytea(nonce.digest.bytes)), \(nonce.retainedUntil), \(bytea(nonce.operation.bytes)),
-                      \(answer.map(bytea)))
-              ON CONFLICT (digest) DO NOTHING RETURNING 1),
-            refreshed AS (
-              UPDATE bindings SET last_seen = \(change.now), p256dh = \(webPush?.p256dh), auth = \(webPush?.auth)
-              WHERE \(refresh) AND wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
-                AND EXISTS (SELECT 1 FROM spent)
-              RETURNING 1),
-            created AS (
-              INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen, p256dh, auth)
-              SELECT \(wallet), \(platform), \(token), \(change.now), \(change.now), \(webPush?.p256dh), \(webPush?.auth)
-              WHERE \(create) AND EXISTS (SELECT 1 FROM spent)
-              RETURNING 1),
-            confirmed AS (
-              INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
-              SELECT NULL, \(wallet), \(platform), \(token), \(change.now), \(change.now)
-              FROM created WHERE \(confirm) RETURNING 1),
-            removed AS (
-              DELETE FROM bindings
-              WHERE \(remove) AND wallet = \(wallet) AND platform = \(platform) AND device_token = \(token)
-                AND EXISTS (SELECT 1 FROM spent)
-              RETURNING 1),
-            remembered AS (
-              INSERT INTO wallet_keys (wallet, public_key, updated_at)
-              SELECT \(wallet), \(key), \(change.now) WHERE \(needsKey) AND EXISTS (SELECT 1 FROM spent)
-              ON CONFLICT (wallet) DO NOTHING RETURNING 1)
-            SELECT (SELECT count(*) FROM spent),
-                   (SELECT count(*) FROM refreshed) + (SELECT count(*) FROM created) + (SELECT count(*) FROM removed)
-            """
+        return flags
     }
 
     mutating func apply(_ change: SubscriptionChange) async throws -> SubscriptionChangeOutcome {
