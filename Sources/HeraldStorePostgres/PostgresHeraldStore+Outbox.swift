@@ -5,26 +5,10 @@ import PostgresNIO
 
 extension PostgresHeraldStore {
     public func feed(of wallet: EthereumAddress, spam: Bool, limit: Int, offset: Int) async throws -> FeedPage {
-        let total = try await count(
-            "SELECT count(*) FROM feed_items WHERE recipient = \(bytea(wallet)) AND spam = \(spam)")
-        let unread = try await count(PostgresControlReads.unread(of: wallet))
-        guard total > offset else { return FeedPage(entries: [], total: total, unread: unread) }
-        let entries = try await perform { [self] in
-            try await client.query(
-                """
-                SELECT f.sid, f.secret, \(unescaped: DeliveredColumns.list), n.channel, f.read
-                FROM feed_items f JOIN notifications n ON n.id = f.notification
-                WHERE f.recipient = \(bytea(wallet)) AND f.spam = \(spam)
-                ORDER BY f.sid DESC LIMIT \(Int64(limit)) OFFSET \(Int64(offset))
-                """, logger: logger
-            ).rows { row in
-                FeedEntry(
-                    sender: try row.address(2 + DeliveredColumns.count),
-                    notification: try DeliveredColumns.read(row, sid: try row.int(0), secret: try row.text(1), from: 2),
-                    read: try row.bool(3 + DeliveredColumns.count))
-            }
-        }
-        return FeedPage(entries: entries, total: total, unread: unread)
+        let statement = FeedPageStatement(wallet: wallet, spam: spam, limit: Int64(limit), offset: Int64(offset))
+        let rows = try await perform { [self] in try await client.execute(statement, logger: logger).collected() }
+        guard let first = rows.first else { throw StoreError("the feed page returned no row") }
+        return FeedPage(entries: rows.compactMap(\.entry), total: first.total, unread: first.unread)
     }
 
     /// Queued pushes due at `now`, oldest first, read without claiming them.

@@ -138,10 +138,8 @@ public final class PostgresHeraldStore: HeraldStore {
     // MARK: Bindings, keys, health
 
     public func publicKey(of wallet: EthereumAddress) async throws -> PublicKey? {
-        let stored = try await perform { [self] in
-            try await client.query(
-                "SELECT public_key FROM wallet_keys WHERE wallet = \(bytea(wallet))", logger: logger
-            ).rows { try $0.bytes(0) }.first
+        let statement = PublicKeyStatement(wallet: wallet)
+        let stored = try await perform { [self] in try await client.execute(statement, logger: logger).collected().first
         }
         guard let stored else { return nil }
         do { return try PublicKey(bytes: stored) } catch { throw StoreError(.corrupt, "stored public key is damaged") }

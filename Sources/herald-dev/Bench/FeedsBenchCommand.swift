@@ -16,7 +16,8 @@ struct FeedsBenchCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(name: .long, help: "Database seeded by `herald-dev bench broadcast`.") var database: String
+    @Option(name: .long, help: "Database (file or PostgreSQL URL) seeded by `herald-dev bench broadcast`.")
+    var database: String
     @Option(name: .long, help: "Distinct subscribers to read as.") var wallets: Int = 1_000
     @Option(name: .long, help: "Page reads to time.") var requests: Int = 20_000
     @Option(name: .long, help: "Page size.") var limit: Int = 10
@@ -27,7 +28,11 @@ struct FeedsBenchCommand: AsyncParsableCommand {
     @Option(name: .customLong("chain-id"), help: "Chain id of that server.") var chainId: UInt64 = 1
 
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: database) else {
+        // A PostgreSQL URL is checked by opening it; a SQLite file must exist (opening would create it).
+        guard
+            database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+                || FileManager.default.fileExists(atPath: database)
+        else {
             throw CLIError(.usage, "no database at \(database): seed one with `herald-dev bench broadcast --database`")
         }
         guard wallets > 0, requests > 0, (1...100).contains(limit) else {
