@@ -37,9 +37,13 @@ final class PostgresWriter: Sendable {
     let statistics: WriterStatistics
 
     private let split = Atomic<Int>(0)
+    private let batched = Atomic<Int>(0)
 
     /// Batches run again one write at a time after a failure that was not transient.
     var splitBatches: Int { split.load(ordering: .relaxed) }
+
+    /// Registrations run through the batched statements (`PostgresRegistrationBatch.swift`), committed or not.
+    var batchedRegistrations: Int { batched.load(ordering: .relaxed) }
 
     /// How long one batch's transaction may take, lease included, before its writes are answered
     /// `unavailable` (whether it committed is then unknown) and the lane goes on to the next batch.
@@ -152,7 +156,27 @@ final class PostgresWriter: Sendable {
             do {
                 try await connection.query("BEGIN", logger: logger)
                 try await sql.lockSigners(of: writes)
-                for write in writes { outcomes.append(try await sql.apply(write)) }
+                var answered = [PostgresWriteOutcome?](repeating: nil, count: writes.count)
+                // Registrations of wallets with no other write here share two statements (each alone took
+                // two); the rest run one by one, in order.
+                let registrations = PostgresWriteSQL.batchableRegistrations(in: writes)
+                if registrations.count >= 2 {
+                    let changes = registrations.compactMap { index -> DeviceChange? in
+                        if case .device(let change) = writes[index] { return change }
+                        return nil
+                    }
+                    batched.add(changes.count, ordering: .relaxed)
+                    for (index, outcome) in zip(registrations, try await sql.applyRegistrations(changes)) {
+                        answered[index] = .device(outcome)
+                    }
+                }
+                for (index, write) in writes.enumerated() {
+                    if let outcome = answered[index] {
+                        outcomes.append(outcome)
+                    } else {
+                        outcomes.append(try await sql.apply(write))
+                    }
+                }
             } catch {
                 // A dead connection has rolled back on the server's side already.
                 _ = try? await connection.query("ROLLBACK", logger: logger)

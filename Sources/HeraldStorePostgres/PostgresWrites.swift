@@ -155,7 +155,7 @@ struct PostgresWriteSQL {
     }
 
     /// The plan as the flags of `DeviceChangeWriteStatement`: nothing in the statement decides.
-    private static func flags(for plan: DeviceChangePlan) -> DeviceChangeWriteStatement.Flags {
+    static func flags(for plan: DeviceChangePlan) -> DeviceChangeWriteStatement.Flags {
         var flags = DeviceChangeWriteStatement.Flags()
         switch plan {
         case .refresh(let keys):
