@@ -2,8 +2,8 @@ import HeraldCore
 import HeraldStore
 import PostgresNIO
 
-/// A batch's registrations of distinct wallets in two round trips for all of them, instead of two each:
-/// one prepared statement reads every one's facts (array parameters, under the batch's advisory locks),
+/// Registrations in two round trips however many: a batch's registrations of distinct wallets together, or
+/// one alone. One prepared statement reads every one's facts (array parameters, under the batch's locks),
 /// `DeviceChangePlanner` decides each as it would alone, and one more writes every plan (nonces with their
 /// answers, bindings, setup confirmations, keys). Distinct wallets keep each registration's facts its own:
 /// nothing one of them writes changes what another read. A nonce another node spent meanwhile (its insert
@@ -26,13 +26,13 @@ extension PostgresWriteSQL {
                 signer: $0.wallet, nonce: $0.nonce, operation: $0.operation, retainedUntil: $0.nonceRetainedUntil)
         }
         let facts = try await connection.execute(
-            BatchBindingFactsStatement(changes: changes, digests: nonces.map(\.digest.bytes)), logger: logger
+            RegistrationFactsStatement(changes: changes, digests: nonces.map(\.digest.bytes)), logger: logger
         ).collected()
         guard facts.count == changes.count else {
             throw StoreError("the batched binding facts returned \(facts.count) rows for \(changes.count)")
         }
         var outcomes = [DeviceChangeOutcome?](repeating: nil, count: changes.count)
-        var planned: [BatchDeviceWriteStatement.Planned] = []
+        var planned: [RegistrationWriteStatement.Planned] = []
         for (index, row) in facts.enumerated() {
             let change = changes[index]
             if let kept = row.kept {
@@ -48,13 +48,13 @@ extension PostgresWriteSQL {
             }
             let needsKey = !rememberedKeys.contains(change.wallet) && !knownKeys.contains(change.wallet)
             planned.append(
-                BatchDeviceWriteStatement.Planned(
+                RegistrationWriteStatement.Planned(
                     position: index, change: change, nonce: nonces[index], answer: StoredAnswer.encode(known),
                     flags: Self.flags(for: plan), needsKey: needsKey, outcome: known))
         }
         if !planned.isEmpty {
             let spent = Set(
-                try await connection.execute(BatchDeviceWriteStatement(planned: planned), logger: logger).collected())
+                try await connection.execute(RegistrationWriteStatement(planned: planned), logger: logger).collected())
             for entry in planned {
                 if spent.contains(entry.position) {
                     if entry.needsKey { rememberedKeys.insert(entry.change.wallet) }
@@ -74,8 +74,8 @@ extension PostgresWriteSQL {
 
 /// Every registration's facts: the spent nonce's kept row, whether the binding exists, how many the wallet
 /// holds, in the order given.
-struct BatchBindingFactsStatement: PostgresPreparedStatement {
-    static let name = "herald_batch_binding_facts"
+struct RegistrationFactsStatement: PostgresPreparedStatement {
+    static let name = "herald_registration_facts"
     static let sql = """
         SELECT n.digest IS NOT NULL, n.operation, n.answer,
                EXISTS (SELECT 1 FROM bindings b
@@ -99,17 +99,22 @@ struct BatchBindingFactsStatement: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> BindingFactsStatement.Row {
+    struct Row {
+        let kept: SpentNonce?
+        let exists: Bool
+        let walletBindings: Int64
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
         let columns = Columns(row)
-        return BindingFactsStatement.Row(
-            kept: try columns.spentNonce(0), exists: try columns.bool(3), walletBindings: try columns.int(4))
+        return Row(kept: try columns.spentNonce(0), exists: try columns.bool(3), walletBindings: try columns.int(4))
     }
 }
 
 /// Every planned registration written at once; answers the positions whose nonce this statement spent. Its
 /// data-modifying parts run whether or not the final SELECT reads them.
-struct BatchDeviceWriteStatement: PostgresPreparedStatement {
-    static let name = "herald_batch_device_write"
+struct RegistrationWriteStatement: PostgresPreparedStatement {
+    static let name = "herald_registration_write"
     static let sql = """
         WITH r AS (
           SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bigint[], $4::bytea[], $5::bytea[], $6::bigint[],
@@ -142,12 +147,20 @@ struct BatchDeviceWriteStatement: PostgresPreparedStatement {
         SELECT position FROM ok
         """
 
+    /// What the plan asks for.
+    struct Flags: Sendable {
+        var refresh = false
+        var create = false
+        var confirm = false
+        var webPush: WebPushSubscription?
+    }
+
     struct Planned: Sendable {
         let position: Int
         let change: DeviceChange
         let nonce: NonceSpend
         let answer: [UInt8]?
-        let flags: DeviceChangeWriteStatement.Flags
+        let flags: Flags
         let needsKey: Bool
         let outcome: DeviceChangeOutcome
     }

@@ -157,8 +157,8 @@ final class PostgresWriter: Sendable {
                 try await connection.query("BEGIN", logger: logger)
                 try await sql.lockSigners(of: writes)
                 var answered = [PostgresWriteOutcome?](repeating: nil, count: writes.count)
-                // Registrations of wallets with no other write here share two statements (each alone took
-                // two); the rest run one by one, in order.
+                // Registrations of wallets with no other write here share the two statements one takes
+                // alone; the rest run one by one, in order.
                 let registrations = PostgresWriteSQL.batchableRegistrations(in: writes)
                 if registrations.count >= 2 {
                     let changes = registrations.compactMap { index -> DeviceChange? in

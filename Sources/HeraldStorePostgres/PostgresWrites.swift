@@ -114,49 +114,35 @@ struct PostgresWriteSQL {
             """, logger: logger)
     }
 
-    /// A device change: a register reads its facts (the spent nonce's kept row, does the binding exist, how
-    /// many the wallet holds: one statement, under the signer's lock, so they hold until the commit), lets
-    /// `DeviceChangePlanner` decide, then spends the nonce with its answer and writes the plan in one
-    /// statement. A refused change spends nothing. An unregister needs no facts: one statement, and its
-    /// answer (was there a binding?) kept by a second.
+    /// A device change. A register goes through `applyRegistrations`, alone as in a batch. An unregister
+    /// needs no facts: one statement spends the nonce, removes the binding and remembers the key, and its
+    /// answer (was there a binding?) is kept by a second.
     mutating func apply(_ change: DeviceChange) async throws -> DeviceChangeOutcome {
+        guard change.action == .unregister else {
+            guard let outcome = try await applyRegistrations([change]).first else {
+                throw StoreError("a registration was left without an outcome")
+            }
+            return outcome
+        }
         let nonce = NonceSpend(
             signer: change.wallet, nonce: change.nonce, operation: change.operation,
             retainedUntil: change.nonceRetainedUntil)
-        var facts = BindingFacts(exists: true, walletBindings: 0)
-        if change.action == .register {
-            let row = try await connection.execute(
-                BindingFactsStatement(
-                    wallet: change.wallet, platform: change.platform, deviceToken: change.deviceToken,
-                    digest: nonce.digest.bytes), logger: logger
-            ).collected().first.map { ($0.kept, $0.exists, $0.walletBindings) }
-            guard let (kept, exists, count) = row else { throw StoreError("the binding facts returned no row") }
-            // A spent nonce first: answered as the first time, or replayed, whatever the plan would be.
-            if let kept {
-                return try IdempotencyPlanner.answer(kept, for: change.operation, decode: StoredAnswer.device)
-            }
-            facts = BindingFacts(exists: exists, walletBindings: Int(count))
-        }
-        let plan = DeviceChangePlanner.plan(change, facts: facts)
-        if plan == .refuseOverLimit { return .overLimit }
         let needsKey = !rememberedKeys.contains(change.wallet) && !knownKeys.contains(change.wallet)
-        let known = plan.knownOutcome
-        let statement = DeviceChangeWriteStatement(
-            change: change, nonce: nonce, answer: known.flatMap(StoredAnswer.encode), flags: Self.flags(for: plan),
-            needsKey: needsKey)
-        let row = try await connection.execute(statement, logger: logger).collected().first ?? (0, 0)
+        let row =
+            try await connection.execute(
+                UnregisterStatement(change: change, nonce: nonce, needsKey: needsKey), logger: logger
+            ).collected().first ?? (0, 0)
         // Not spent: another node's transaction spent it meanwhile (this insert waited for that commit).
-        guard row.0 > 0 else { return try await answer(for: nonce, decode: StoredAnswer.device) }
+        guard row.spent > 0 else { return try await answer(for: nonce, decode: StoredAnswer.device) }
         if needsKey { rememberedKeys.insert(change.wallet) }
-        if let known { return known }
-        let outcome: DeviceChangeOutcome = row.1 > 0 ? .unregistered : .absent
+        let outcome: DeviceChangeOutcome = row.removed > 0 ? .unregistered : .absent
         try await keep(StoredAnswer.encode(outcome), for: nonce)
         return outcome
     }
 
-    /// The plan as the flags of `DeviceChangeWriteStatement`: nothing in the statement decides.
-    static func flags(for plan: DeviceChangePlan) -> DeviceChangeWriteStatement.Flags {
-        var flags = DeviceChangeWriteStatement.Flags()
+    /// The plan as the flags of `RegistrationWriteStatement`: nothing in the statement decides.
+    static func flags(for plan: DeviceChangePlan) -> RegistrationWriteStatement.Flags {
+        var flags = RegistrationWriteStatement.Flags()
         switch plan {
         case .refresh(let keys):
             flags.refresh = true
@@ -165,9 +151,7 @@ struct PostgresWriteSQL {
             flags.create = true
             flags.confirm = confirmation
             flags.webPush = keys
-        case .remove:
-            flags.remove = true
-        case .refuseOverLimit:
+        case .remove, .refuseOverLimit:
             break
         }
         return flags

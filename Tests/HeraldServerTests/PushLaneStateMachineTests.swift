@@ -90,10 +90,10 @@ import Testing
 
     @Test func pushesReadyAreTakenOldestFirstAndHeldOnlyWhileTheLeaseCoversASend() throws {
         var ready = ReadyPushes()
-        let claimedAt = ContinuousClock.now
-        ready.append(try (1...5).map(Self.push), claimedAt: claimedAt)
+        let readySince = ContinuousClock.now
+        ready.append(try (1...5).map(Self.push), readySince: readySince)
         #expect(ready.take(2).map(\.push.id) == [1, 2])
-        ready.append(try [Self.push(6)], claimedAt: claimedAt)
+        ready.append(try [Self.push(6)], readySince: readySince)
         #expect(ready.count == 4)
         #expect(ready.take(10).map(\.push.id) == [3, 4, 5, 6])
         #expect(ready.take(1).isEmpty)

@@ -55,12 +55,18 @@ extension PushMessage {
     typealias F = ServerFixture
     typealias N = NotificationRouteTests
 
-    /// Sends one type-3 message to the registered subscriber, then runs `body` with the fixture. Setup
-    /// confirmations are off unless asked for, so that the message's push is the only one.
+    /// Sends one type-3 message to the registered subscriber, bound with `tokens` (one push each), then
+    /// runs `body` with the fixture. Setup confirmations are off unless asked for, so that the message's
+    /// pushes are the only ones; `configure` changes the rest of the settings.
     func withQueuedPush(
-        setupConfirmation: Bool = false, _ body: @Sendable @escaping (ServerState) async throws -> Void
+        setupConfirmation: Bool = false, tokens: [String] = [F.iosToken],
+        configure: @escaping (inout HeraldSettings) -> Void = { _ in },
+        _ body: @Sendable @escaping (ServerState) async throws -> Void
     ) async throws {
-        let fixture = try F { $0.push.setupConfirmation = setupConfirmation }
+        let fixture = try F {
+            $0.push.setupConfirmation = setupConfirmation
+            configure(&$0)
+        }
         try await fixture.state.store.saveChannel(
             ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
         try await fixture.test { client in
@@ -69,10 +75,15 @@ extension PushMessage {
                     try SubscriptionRouteTests.signed(SubscriptionRouteTests.subscription(nonce: 1)),
                     uri: "/v1/subscriptions"
                 ).status == .ok)
-            #expect(try await client.post(try F.signed(F.binding(nonce: 2))).status == .ok)
+            for (index, token) in tokens.enumerated() {
+                #expect(
+                    try await client.post(try F.signed(F.binding(token: token, nonce: UInt64(2 + index)))).status
+                        == .ok)
+            }
             let sent = try await client.post(
-                try N.notification(N.draft.targetedPayload(to: [F.key.address]), nonce: 3), uri: "/v1/notifications")
-            #expect(sent.json?["pushes"] == .number("1"))
+                try N.notification(N.draft.targetedPayload(to: [F.key.address]), nonce: UInt64(2 + tokens.count)),
+                uri: "/v1/notifications")
+            #expect(sent.json?["pushes"] == .number(String(tokens.count)))
             try await body(fixture.state)
         }
     }
@@ -115,27 +126,14 @@ extension PushMessage {
     /// 12 s lease (sends bounded by 9 s) 2 s. One send slot, two pushes, the first send taking 2.5 s: the
     /// second is handed back unsent, deferred (not an attempt) and no longer claimed.
     @Test func aPushHeldPastItsLeasesRoomIsHandedBackUnsent() async throws {
-        let fixture = try F {
-            $0.push.leaseSeconds = 12
-            $0.push.concurrency = 1
-            $0.push.setupConfirmation = false
-        }
-        try await fixture.state.store.saveChannel(
-            ChannelRecord(address: N.channelKey.address, name: "Trades", icon: "", url: "", createdAt: 1))
-        try await fixture.test { client in
-            #expect(
-                try await client.post(
-                    try SubscriptionRouteTests.signed(SubscriptionRouteTests.subscription(nonce: 1)),
-                    uri: "/v1/subscriptions"
-                ).status == .ok)
-            #expect(try await client.post(try F.signed(F.binding(nonce: 2))).status == .ok)
-            #expect(
-                try await client.post(try F.signed(F.binding(token: String(repeating: "b", count: 64), nonce: 3)))
-                    .status == .ok)
-            let sent = try await client.post(
-                try N.notification(N.draft.targetedPayload(to: [F.key.address]), nonce: 4), uri: "/v1/notifications")
-            #expect(sent.json?["pushes"] == .number("2"))
-            let state = fixture.state
+        let tokens = [F.iosToken, String(repeating: "b", count: 64)]
+        try await withQueuedPush(
+            tokens: tokens,
+            configure: {
+                $0.push.leaseSeconds = 12
+                $0.push.concurrency = 1
+            }
+        ) { state async throws in
             let provider = SlowFirstProvider(firstSendTakes: .milliseconds(2_500))
             let service = PushOutboxService(
                 state: state, providers: PushProviders(apns: provider, logger: Logger(label: "test")))

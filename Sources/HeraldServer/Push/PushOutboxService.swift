@@ -17,6 +17,8 @@ public struct PushOutboxService: Service {
     let idlePoll: Duration
     /// Reads each claimed row into what its provider sends.
     let mapping: QueuedPushMapping
+    /// How long a claimed push may wait for a send slot; nil: the lease is too short to claim ahead.
+    let holdLimit: Duration?
 
     public init(
         state: ServerState, providers: PushProviders, batchSize: Int? = nil, idlePoll: Duration = .seconds(1)
@@ -27,6 +29,8 @@ public struct PushOutboxService: Service {
         self.idlePoll = idlePoll
         mapping = QueuedPushMapping(
             mode: state.configuration.push.content, maxAgeSeconds: state.configuration.push.maxAgeSeconds)
+        holdLimit = ReadyPushes.holdLimit(
+            leaseSeconds: state.configuration.push.leaseSeconds, sendDeadline: state.configuration.push.sendDeadline)
     }
 
     public func run() async throws {
@@ -85,8 +89,8 @@ public struct PushOutboxService: Service {
                     switch task {
                     case .event(let event):
                         action = lane.handle(event)
-                    case .claimed(let due, let started):
-                        ready.append(due, claimedAt: started)
+                    case .claimed(let due, let answeredAt):
+                        ready.append(due, readySince: answeredAt)
                         action = lane.claimed(due.count)
                     case .claimFailed(let error):
                         action = lane.claimFailed()
@@ -137,7 +141,7 @@ public struct PushOutboxService: Service {
         for held in ready.take(action.sends) {
             // Held too long for its lease to cover a whole send: sending it now could overlap another
             // node's claim of it once the lease ends. Handed back instead: due again in a second or two.
-            if let holdLimit, ContinuousClock.now - held.claimedAt > holdLimit {
+            if let holdLimit, ContinuousClock.now - held.readySince > holdLimit {
                 group.addTask { .event(.delivered(handBack(held.push, reason: "held past its lease's room"))) }
             } else {
                 group.addTask { .event(.delivered(await deliver(held.push))) }
@@ -155,12 +159,6 @@ public struct PushOutboxService: Service {
                 return .event(.woken)
             }
         }
-    }
-
-    /// How long a claimed push may wait for a send slot; nil: the lease is too short to claim ahead.
-    private var holdLimit: Duration? {
-        ReadyPushes.holdLimit(
-            leaseSeconds: state.configuration.push.leaseSeconds, sendDeadline: state.configuration.push.sendDeadline)
     }
 
     /// A claimed push given back unsent: recorded as deferred (not an attempt), which ends its claim.

@@ -5,7 +5,7 @@ import HeraldStore
 struct ReadyPushes {
     struct Held {
         let push: QueuedPush
-        let claimedAt: ContinuousClock.Instant
+        let readySince: ContinuousClock.Instant
     }
 
     private var held: [Held] = []
@@ -13,14 +13,14 @@ struct ReadyPushes {
 
     var count: Int { held.count - head }
 
-    mutating func append(_ pushes: [QueuedPush], claimedAt: ContinuousClock.Instant) {
+    mutating func append(_ pushes: [QueuedPush], readySince: ContinuousClock.Instant) {
         // Drop what was taken once it is half the array, so the array holds little more than what is
         // ready however long the lane runs without emptying it (amortized: each push is moved once).
         if head > 0 && head * 2 >= held.count {
             held.removeFirst(head)
             head = 0
         }
-        held.append(contentsOf: pushes.map { Held(push: $0, claimedAt: claimedAt) })
+        held.append(contentsOf: pushes.map { Held(push: $0, readySince: readySince) })
     }
 
     /// The next `count` held pushes (fewer if fewer are held), removed.
