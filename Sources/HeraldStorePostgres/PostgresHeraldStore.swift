@@ -209,8 +209,12 @@ public final class PostgresHeraldStore: HeraldStore {
     /// The pool's own `run()` is this store's child task from `open` to `close` rather than a service
     /// of the group: `open` migrates before it returns (the HTTP server must not bind before the schema is
     /// current), and the CLI's one-shot commands (`herald channel add`) use a store without any group.
+    /// Meanwhile it keeps the young tables' statistics current (`PostgresPlanFreshness`).
     public func run() async throws {
+        let freshness = Task { [client, logger] in await PostgresPlanFreshness(client: client, logger: logger).run() }
         try? await gracefulShutdown()
+        freshness.cancel()
+        await freshness.value
         do {
             try await close()
             logger.info("storage closed")

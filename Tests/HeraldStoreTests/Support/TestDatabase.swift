@@ -87,6 +87,23 @@ final class TestDatabase: Sendable {
         }
     }
 
+    /// The plan PostgreSQL keeps for `sql` as a named prepared statement once it stops planning it for each
+    /// execution's parameters (`plan_cache_mode = force_generic_plan` gets there at once), one line a node.
+    func genericPlan(of sql: String) async throws -> [String] {
+        let parameters = (1...64).last { sql.contains("$\($0)") } ?? 0
+        let arguments =
+            parameters == 0 ? "" : "(" + Array(repeating: "NULL", count: parameters).joined(separator: ", ") + ")"
+        return try await Self.withConnection(to: url) { connection in
+            for statement in ["SET plan_cache_mode = force_generic_plan", "PREPARE planned AS \(sql)"] {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresTestServer.logger)
+                    .rows { _ in () }
+            }
+            return try await connection.query(
+                PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE planned\(arguments)"), logger: PostgresTestServer.logger
+            ).rows { try $0.text(0) }
+        }
+    }
+
     private func drop() async {
         for store in stores.withLock({ $0 }) { try? await store.close() }
         guard let server = try? PostgresURL(PostgresTestServer.url ?? "") else { return }
