@@ -128,11 +128,12 @@ public struct WebPushEndpoint: Sendable, Hashable {
         let scheme = allowingHTTP && url.hasPrefix("http://") ? "http" : "https"
         let prefix = scheme + "://"
         guard url.hasPrefix(prefix), URL(string: url) != nil,
-            !url.contains("#"), url.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f })
+            // Bytes, not Foundation's `contains` of a string (a search through NSString on every push).
+            !url.utf8.contains(UInt8(ascii: "#")), url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
         else { return nil }
         let rest = url.dropFirst(prefix.count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
-        guard !authority.isEmpty, !authority.contains("@") else { return nil }
+        guard !authority.isEmpty, !authority.utf8.contains(UInt8(ascii: "@")) else { return nil }
         let host: Substring
         var portText: Substring?
         let literal: [UInt8]?
@@ -144,7 +145,9 @@ public struct WebPushEndpoint: Sendable, Hashable {
                 guard after.hasPrefix(":") else { return nil }
                 portText = after.dropFirst()
             }
-            guard host.contains(":"), let bytes = IPNetwork.parseAddress(String(host)) else { return nil }
+            guard host.utf8.contains(UInt8(ascii: ":")), let bytes = IPNetwork.parseAddress(String(host)) else {
+                return nil
+            }
             literal = bytes
         } else {
             let pieces = authority.split(separator: ":", omittingEmptySubsequences: false)
@@ -179,7 +182,7 @@ public struct WebPushEndpoint: Sendable, Hashable {
 
     /// RFC 6454 origin, the VAPID `aud`: `https://host`, with `:port` only when not 443.
     public var origin: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host.lowercased()
+        let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host.lowercased()
         let defaultPort = scheme == "http" ? 80 : 443
         return scheme + "://" + shownHost + (port == defaultPort ? "" : ":\(port)")
     }

@@ -8,6 +8,7 @@ public import NIOCore
 public final class HTTP2PushTransport: PushHTTPTransport {
     let http2: HTTP2PushClient
     let fallback: AsyncHTTPClientTransport
+    let routes = PushRoutes()
     static let answerLimit = 1 << 20
 
     public convenience init(caFile: String? = nil, timeout: TimeAmount = .seconds(30)) throws {
@@ -21,9 +22,9 @@ public final class HTTP2PushTransport: PushHTTPTransport {
     }
 
     public func send(_ request: PushHTTPRequest) async throws -> PushHTTPResponse {
-        if let endpoint = WebPushEndpoint(request.url),
+        if let route = routes.route(for: request.url),
             let response = try await http2.send(
-                request, path: endpoint.path, key: endpoint.origin, target: HTTP2Connection.Target(endpoint: endpoint),
+                request, path: route.path, key: route.origin.key, target: route.origin.target,
                 answerLimit: Self.answerLimit)
         {
             return response
