@@ -42,6 +42,7 @@ if [[ "$backend" == postgres* ]]; then
     psql "$database" -Atq -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" \
         > /dev/null
     commits_before="$(psql "$database" -Atq -c "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")"
+    postgres_cpu_before="$("$root/scripts/load/pg-cpu.sh" "$work/postgres")"
 fi
 "$herald_dev" fake-apns --port 0 --folder "$work/apns" > "$work/fake.log" 2>&1 &
 fake=$!
@@ -109,7 +110,9 @@ if [[ "$backend" == postgres* ]]; then
         SELECT round(sum(calls)::numeric / $pushes, 3), round(($commits - $commits_before)::numeric / $pushes, 4)
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" |
         while read -r statements commits; do
-            echo "  PostgreSQL per push delivered: $statements statements, $commits transactions"
+            echo "  PostgreSQL per push delivered: $statements statements, $commits transactions," \
+                "$(per_push "($("$root/scripts/load/pg-cpu.sh" "$work/postgres") - $postgres_cpu_before)") µs of CPU" \
+                "(the last second idle included)"
         done
     echo "  the statements that took longest, in all (calls, total ms, mean ms):"
     psql "$database" -Atq -F ' | ' -c "
