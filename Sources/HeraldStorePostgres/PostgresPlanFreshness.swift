@@ -35,14 +35,15 @@ struct PostgresPlanFreshness: Sendable {
     }
 
     /// Analyzes every table of Herald's schema that holds twice the rows its statistics say; answers their
-    /// names. `SKIP_LOCKED`: a table another node or autovacuum is analyzing is left to it.
+    /// names. Only the tables this role owns (PostgreSQL would skip the others with a warning, every round);
+    /// `SKIP_LOCKED`: a table another node or autovacuum is analyzing is left to it.
     @discardableResult
     func analyzeGrownTables() async throws -> [String] {
         let grown = try await client.query(
             """
             SELECT s.relname, s.n_live_tup, greatest(c.reltuples, 0)::bigint
             FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-            WHERE s.schemaname = current_schema()
+            WHERE s.schemaname = current_schema() AND pg_has_role(c.relowner, 'USAGE')
               AND s.n_live_tup >= greatest(\(Int64(Self.minimumRows)), 2 * c.reltuples)
             ORDER BY s.relname
             """, logger: logger
