@@ -237,4 +237,57 @@ import Testing
         // Asked again (the loop asks between each step once cancelled), the answer is the same.
         #expect(lane.shutdownRequested().next == .finished)
     }
+
+    // MARK: Pauses after short claims
+
+    static func pausingLane(batchSize: Int = 100) -> Lane {
+        Lane(batchSize: batchSize, commitGroup: 64, claimFailuresPerLog: 60, pausesAfterShortClaims: true)
+    }
+
+    /// A trickle gathers: after a claim of fewer than a quarter batch the next claim waits for the pause,
+    /// even with room and the sends ended; then it claims at once.
+    @Test func aShortClaimIsFollowedByAPauseBeforeTheNextClaim() {
+        var lane = Self.pausingLane()
+        _ = lane.start()
+        _ = lane.claimStarted()
+        let short = lane.claimed(13)
+        #expect(short == Lane.Action(effect: .scheduleClaimPause, next: .awaitEvent(startingWakeup: false), sends: 13))
+        for outcome in 1...13 {
+            let action = lane.handle(.delivered(outcome))
+            if case .claim = action.next { Issue.record("claimed during the pause after outcome \(outcome)") }
+        }
+        // Idle meanwhile (outcomes committed), it still waits for the pause, not for a signal.
+        #expect(lane.handle(.committed).next == .awaitEvent(startingWakeup: false))
+        #expect(lane.handle(.claimPauseElapsed).next == .claim(limit: 200))
+    }
+
+    /// A claim of a quarter batch or more, or of nothing, starts no pause; nor does a lane built without.
+    @Test func fullAndEmptyClaimsStartNoPause() {
+        var full = Self.pausingLane()
+        _ = full.start()
+        _ = full.claimStarted()
+        #expect(full.claimed(25).effect == .none)
+        var empty = Self.pausingLane()
+        _ = empty.start()
+        _ = empty.claimStarted()
+        #expect(empty.claimed(0) == Lane.Action(effect: .none, next: .waitIdle))
+        var without = Self.lane(batchSize: 100)
+        _ = without.start()
+        _ = without.claimStarted()
+        #expect(without.claimed(3).effect == .none)
+    }
+
+    /// Shutdown during a pause hands nothing more to claim and finishes once the pause's timer reported.
+    @Test func shutdownWaitsForThePauseTimer() {
+        var lane = Self.pausingLane()
+        _ = lane.start()
+        _ = lane.claimStarted()
+        _ = lane.claimed(2)
+        _ = lane.handle(.delivered(1))
+        _ = lane.handle(.delivered(2))
+        #expect(lane.shutdownRequested().next == .awaitEvent(startingWakeup: false))
+        #expect(lane.handle(.committed).next == .awaitEvent(startingWakeup: false))
+        #expect(lane.handle(.commitDelayElapsed).next == .awaitEvent(startingWakeup: false))
+        #expect(lane.handle(.claimPauseElapsed).next == .finished)
+    }
 }

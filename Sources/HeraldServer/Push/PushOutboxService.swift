@@ -55,7 +55,7 @@ public struct PushOutboxService: Service {
         await withTaskGroup(of: LaneTask.self) { group in
             var lane = Lane(
                 batchSize: batchSize, claimsAhead: holdLimit != nil, commitGroup: Self.commitGroup,
-                claimFailuresPerLog: Self.claimFailuresPerLog)
+                claimFailuresPerLog: Self.claimFailuresPerLog, pausesAfterShortClaims: true)
             var ready = ReadyPushes()
             var action = lane.start()
             while true {
@@ -137,6 +137,11 @@ public struct PushOutboxService: Service {
                 try? await Task.sleep(for: Self.commitDelay)
                 return .event(.commitDelayElapsed)
             }
+        case .scheduleClaimPause:
+            group.addTask {
+                try? await Task.sleep(for: Self.claimPause)
+                return .event(.claimPauseElapsed)
+            }
         }
         for held in ready.take(action.sends) {
             // Held too long for its lease to cover a whole send: sending it now could overlap another
@@ -171,6 +176,9 @@ public struct PushOutboxService: Service {
     /// Outcomes per commit under load, and the longest an outcome waits for a group to fill.
     static let commitGroup = 64
     static let commitDelay = Duration.milliseconds(25)
+    /// How long a trickle gathers after a short claim (`PushLaneStateMachine`): the most a push queued
+    /// behind a short claim waits for the next.
+    static let claimPause = Duration.milliseconds(20)
     /// Failed claims between two log lines (about a minute at the idle poll of one second).
     static let claimFailuresPerLog = 60
 
