@@ -36,13 +36,13 @@ public final class PostgresHeraldStore: HeraldStore {
             client: client, lanes: lanes, knownKeys: KnownWalletKeys(), batchTimeout: answerTimeout, logger: logger)
     }
 
+    /// The writer's lanes of a node: see `open`.
+    static let maximumLanes = 2
+
     /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…]`), waits until
     /// the server answers (at most `connectTimeout`), brings the schema up to date (once, under an
     /// advisory lock, however many nodes start together) and returns a store whose pool holds at most
     /// `poolSize` connections. A failure is a `StoreError` naming the URL without its password.
-    /// The writer's lanes of a node: see `open`.
-    static let maximumLanes = 2
-
     public static func open(
         url: String, poolSize: Int = 16, connectTimeout: Duration = .seconds(10), logger: Logger
     ) async throws -> PostgresHeraldStore {

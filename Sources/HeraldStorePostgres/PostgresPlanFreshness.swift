@@ -39,26 +39,21 @@ struct PostgresPlanFreshness: Sendable {
     /// `SKIP_LOCKED`: a table another node or autovacuum is analyzing is left to it.
     @discardableResult
     func analyzeGrownTables() async throws -> [String] {
+        // The command comes from the catalog, the name quoted by PostgreSQL's own `format('%I')`.
         let grown = try await client.query(
             """
-            SELECT s.relname, s.n_live_tup, greatest(c.reltuples, 0)::bigint
+            SELECT s.relname, s.n_live_tup, greatest(c.reltuples, 0)::bigint,
+                   format('ANALYZE (SKIP_LOCKED) %I', s.relname)
             FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
             WHERE s.schemaname = current_schema() AND pg_has_role(c.relowner, 'USAGE')
               AND s.n_live_tup >= greatest(\(Int64(Self.minimumRows)), 2 * c.reltuples)
             ORDER BY s.relname
             """, logger: logger
-        ).rows { (table: try $0.text(0), rows: try $0.int(1), known: try $0.int(2)) }
+        ).rows { (table: try $0.text(0), rows: try $0.int(1), known: try $0.int(2), analyze: try $0.text(3)) }
         for table in grown {
-            _ = try await client.query(
-                PostgresQuery(unsafeSQL: "ANALYZE (SKIP_LOCKED) \(quoted(table.table))"), logger: logger
-            ).rows { _ in () }
+            _ = try await client.query(PostgresQuery(unsafeSQL: table.analyze), logger: logger).rows { _ in () }
             logger.info("analyzed \(table.table): about \(table.rows) rows, its statistics said \(table.known)")
         }
         return grown.map(\.table)
-    }
-
-    /// A catalog name as an SQL identifier.
-    private func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -7,7 +7,8 @@ import Testing
 /// new database it is made while the tables are nearly empty, where a sequential scan is the cheapest
 /// plan, and it was kept while they grew until autovacuum's next ANALYZE: a registration batch's
 /// facts scanned the whole nonces table (8.8 ms a batch at 17,000 rows, ten seconds after the start).
-/// Each statement's generic plan on an empty database must reach its rows through indexes.
+/// A node analyzes its young tables as they grow (`PostgresPlanFreshness`); each statement's generic plan
+/// on an analyzed database must reach its rows through indexes.
 @Suite(.enabled(if: PostgresTestServer.isConfigured, "set \(PostgresTestServer.variable) to test PostgreSQL"))
 struct PostgresGenericPlanTests {
     struct Statement: Sendable, CustomTestStringConvertible {
@@ -32,9 +33,7 @@ struct PostgresGenericPlanTests {
         try await TestDatabase.with { database in
             let store = try await database.open()
             let freshness = PostgresPlanFreshness(client: store.client, logger: PostgresTestServer.logger)
-            for statement in Self.populate.split(separator: ";\n").prefix(2) {
-                try await database.execute(String(statement))
-            }
+            try await Self.populate(database, statements: 2)
             // The inserting backend reports its rows to the statistics as it exits, a moment later.
             var analyzed: [String] = []
             for _ in 0..<50 where analyzed.count < 2 {
@@ -58,15 +57,23 @@ struct PostgresGenericPlanTests {
     func genericPlanOnAnAnalyzedDatabaseScansNoTable(_ statement: Statement) async throws {
         try await TestDatabase.with { database in
             _ = try await database.open()
-            for statement in Self.populate.split(separator: ";\n") { try await database.execute(String(statement)) }
+            try await Self.populate(database)
             let plan = try await database.genericPlan(of: statement.sql)
             let unbounded = Self.wholeTableScans(in: plan)
             #expect(unbounded.isEmpty, "\(statement.name):\n\(plan.joined(separator: "\n"))")
         }
     }
 
-    /// 5,000 bindings, nonces and keys; 5,000 notifications, each with an item and a queued push.
-    static let populate = """
+    /// Runs the first `statements` of `population` (all of them by default), one at a time.
+    static func populate(_ database: TestDatabase, statements: Int = .max) async throws {
+        for statement in population.split(separator: ";\n").prefix(statements) {
+            try await database.execute(String(statement))
+        }
+    }
+
+    /// 5,000 nonces and bindings (the first two statements), keys; 5,000 notifications, each with an item
+    /// and a queued push; then ANALYZE.
+    static let population = """
         INSERT INTO nonces (digest, retained_until) SELECT substr(sha256(int8send(g)), 1, 16), 0 FROM generate_series(1, 5000) g;
         INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen)
           SELECT substr(sha256(int8send(g)), 1, 20), 'ios', md5(g::text), 0, 0 FROM generate_series(1, 5000) g;
