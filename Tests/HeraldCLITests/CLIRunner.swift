@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Testing
 
 /// Runs the built `herald` binary (or `herald-dev`, for the benchmarks and fakes) as a user would: its
@@ -42,7 +43,7 @@ struct CLIRunner {
 
     @discardableResult
     func run(_ arguments: [String], stdin: String? = nil) throws -> Output {
-        let process = Process()
+        let process = SpawnedProcess()
         // A new session has no controlling terminal, so a prompt cannot reach the developer's
         // terminal and hang the test: the CLI sees what a script or CI sees.
         let setsid = URL(fileURLWithPath: "/usr/bin/setsid")

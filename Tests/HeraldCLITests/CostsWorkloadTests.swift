@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Testing
 
 /// The instruction-count guard's workload (`herald-costs`, run under callgrind by scripts/costs/check.sh)
@@ -10,7 +11,7 @@ import Testing
     }
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = try binary()
         process.arguments = arguments
         let pipe = Pipe()

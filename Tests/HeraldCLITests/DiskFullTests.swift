@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTesting
 import Testing
 
 /// docs/protocol.md §3 on a full disk (SQLite): a write that was not stored is never answered 2xx; the
@@ -78,7 +79,7 @@ import Testing
 
     /// Sets the running server's soft file-size limit (its hard limit stays, so it can be raised again).
     static func limitFileSize(of server: ServerProcess, to bytes: String) throws {
-        let prlimit = Process()
+        let prlimit = SpawnedProcess()
         prlimit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
         prlimit.arguments = ["--pid", String(server.process.processIdentifier), "--fsize=\(bytes):"]
         try prlimit.run()

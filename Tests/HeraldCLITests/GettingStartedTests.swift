@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Testing
 
 /// `docs/getting-started.md` is run as written: its shell blocks, in order, against the built `herald`
@@ -120,7 +121,7 @@ struct TourShell {
     }
 
     mutating func run(_ block: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", script(block)]
         process.environment = environment
@@ -156,7 +157,7 @@ struct TourShell {
 
 /// A process of the tour that runs until the end: its stdout collected apart from its stderr (logs).
 final class BackgroundCommand: @unchecked Sendable {
-    private let process = Process()
+    private let process = SpawnedProcess()
     private let out = OutputCollector()
     private let all = OutputCollector()
     private var drains: [PipeDrain] = []

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTesting
 import Testing
 
 /// docs/protocol.md §3 during a database outage: two nodes under mixed load (registrations,
@@ -240,7 +241,7 @@ struct PostgresCluster {
     private static func script(_ command: String, _ folder: String) throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = root.appendingPathComponent("scripts/postgres/cluster.sh")
         process.arguments = [command, folder]
         var environment = ProcessInfo.processInfo.environment

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Testing
 
 /// A database of its own on the PostgreSQL server the test run started (`HERALD_TEST_POSTGRES_URL`,
@@ -39,7 +40,7 @@ struct PostgresDatabase {
     }
 
     static func psql(_ url: String, _ sql: String) throws -> String {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]
         let output = Pipe()

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCLISupport
+import HeraldTesting
 import Testing
 
 /// Long commands show a progress line to a person at a terminal, and nothing to a pipe or `--json`.
@@ -65,7 +66,7 @@ import Testing
         defer { runner.cleanUp() }
         let command = ([try CLIRunner.binary("herald-dev").path] + arguments).map(Self.shellQuoted).joined(
             separator: " ")
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["--quiet", "--return", "--command", command, "/dev/null"]
         process.environment = runner.environment

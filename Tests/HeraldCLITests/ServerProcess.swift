@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldTesting
 import NIOCore
 import Testing
 
 /// A real `herald serve` in its own process, on a free port, for end-to-end and crash tests.
 final class ServerProcess: @unchecked Sendable {
-    let process = Process()
+    let process = SpawnedProcess()
     let databasePath: String
     private(set) var port = 0
     private let output = Pipe()

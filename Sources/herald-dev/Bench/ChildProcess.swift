@@ -1,14 +1,15 @@
 import Foundation
 import HeraldCLISupport
 import HeraldServer
+import HeraldTesting
 
 /// `herald serve` or `herald-dev fake-apns` run as a child for a benchmark: its output goes to a log file
 /// that the bench reads, and its CPU and memory are read from procfs.
 final class ChildProcess: Sendable {
-    let process: Process
+    let process: SpawnedProcess
     let log: String
 
-    private init(process: Process, log: String) {
+    private init(process: SpawnedProcess, log: String) {
         self.process = process
         self.log = log
     }
@@ -16,7 +17,7 @@ final class ChildProcess: Sendable {
     static func start(_ executable: URL, _ arguments: [String], log: String) throws -> ChildProcess {
         guard FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log)
         else { throw CLIError(.unexpected, "cannot write \(log)") }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = handle
@@ -45,7 +46,7 @@ final class ChildProcess: Sendable {
     }
 
     /// `herald serve`, `herald-dev fake-apns`: how errors name the child.
-    private static func name(_ process: Process) -> String {
+    private static func name(_ process: SpawnedProcess) -> String {
         "\(process.executableURL?.lastPathComponent ?? "?") \(process.arguments?.first ?? "")"
     }
 

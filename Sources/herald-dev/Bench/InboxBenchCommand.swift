@@ -3,6 +3,7 @@ import Foundation
 import HeraldCLISupport
 import HeraldCore
 import HeraldInbox
+import HeraldTesting
 
 struct InboxBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,7 +82,7 @@ struct InboxBenchCommand: AsyncParsableCommand {
 
     /// Runs `herald inbox list --home HOME`, output discarded.
     static func timeCommand(_ herald: URL, home: String) throws -> Double {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = herald
         process.arguments = ["inbox", "list", "--home", home]
         var environment = ProcessInfo.processInfo.environment
