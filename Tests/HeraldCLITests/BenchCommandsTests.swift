@@ -68,4 +68,21 @@ import Testing
         defer { cli.cleanUp() }
         #expect(try cli.run(["bench", "push", "--pushes", "0"]).status == 64)
     }
+
+    /// The feed reads and, between them, the floor every read pays (the store's `SELECT 1`).
+    @Test func benchFeedsPrintsThePagesAndTheFloorBesideThem() throws {
+        let folder = NSTemporaryDirectory() + "herald-bench-feeds-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = folder + "/bench.sqlite"
+        let cli = try CLIRunner(executable: "herald-dev")
+        defer { cli.cleanUp() }
+        let seeded = try cli.run(["bench", "broadcast", "--database", database, "--subscribers", "12", "--rounds", "2"])
+        try #require(seeded.status == 0, "\(seeded.stderr)")
+        let result = try cli.run(["bench", "feeds", "--database", database, "--wallets", "12", "--requests", "40"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("40 feed pages (limit 10, 2 items per wallet) in "), "\(result.stdout)")
+        let floor = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("floor, ") })
+        #expect(floor.contains("p50 ") && floor.contains("p99 "), "\(floor)")
+    }
 }
