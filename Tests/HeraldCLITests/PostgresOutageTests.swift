@@ -251,9 +251,10 @@ struct PostgresCluster {
         process.standardOutput = output
         try process.run()
         let data = PipeDrain(output).waitForEnd()
-        // Not waitUntilExit, nor isRunning: once the script has started a server that outlives it,
-        // Foundation was seen never to notice its exit (and a zombie still answers kill(0)). The end of
-        // its output and its last line say it finished.
+        // The end of its output and its last line say it finished (Foundation's Process, used here before
+        // SpawnedProcess, was seen never to notice the exit of a script that left a server running);
+        // waiting reaps it, so that no zombie is left behind.
+        process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard text.contains("cluster.sh: done") else {
             throw PostgresDatabase.PsqlFailure(message: "cluster.sh \(command) did not finish")
