@@ -76,9 +76,9 @@ public struct PushContent: Sendable, Hashable {
             JSONValue.appendJSONString(threadID, to: &out)
         }
         out.append(UInt8(ascii: "}"))
-        for (key, value) in pairs {
+        if !pairs.isEmpty {
             out.append(UInt8(ascii: ","))
-            Self.appendMember(key, value, to: &out)
+            Self.appendMembers(pairs, to: &out)
         }
         out.append(UInt8(ascii: "}"))
         return out
@@ -93,8 +93,9 @@ public struct PushContent: Sendable, Hashable {
         JSONValue.appendJSONString(token, to: &out)
         // `{"notification":…,"data":…}` is this part with its braces: measured as written, and written
         // again with the minimal data when too long.
-        out.append(contentsOf: #","notification":"#.utf8)
-        let measuredFrom = out.count - #""notification":"#.utf8.count
+        out.append(UInt8(ascii: ","))
+        let measuredFrom = out.count
+        out.append(contentsOf: #""notification":"#.utf8)
         appendAlert(to: &out)
         out.append(contentsOf: #","data":"#.utf8)
         let dataStart = out.count
@@ -120,16 +121,17 @@ public struct PushContent: Sendable, Hashable {
 
     private static func appendObject(_ pairs: [(key: String, value: String)], to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
-        for (position, (key, value)) in pairs.enumerated() {
-            if position > 0 { out.append(UInt8(ascii: ",")) }
-            appendMember(key, value, to: &out)
-        }
+        appendMembers(pairs, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendMember(_ key: String, _ value: String, to out: inout [UInt8]) {
-        JSONValue.appendJSONString(key, to: &out)
-        out.append(UInt8(ascii: ":"))
-        JSONValue.appendJSONString(value, to: &out)
+    /// `"key":"value"` for each pair, comma-separated, without braces.
+    private static func appendMembers(_ pairs: [(key: String, value: String)], to out: inout [UInt8]) {
+        for (position, (key, value)) in pairs.enumerated() {
+            if position > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.appendJSONString(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONValue.appendJSONString(value, to: &out)
+        }
     }
 }

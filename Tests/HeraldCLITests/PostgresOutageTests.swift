@@ -251,9 +251,8 @@ struct PostgresCluster {
         process.standardOutput = output
         try process.run()
         let data = PipeDrain(output).waitForEnd()
-        // The end of its output and its last line say it finished (Foundation's Process, used here before
-        // SpawnedProcess, was seen never to notice the exit of a script that left a server running);
-        // waiting reaps it, so that no zombie is left behind.
+        // The end of its output and its last line say it finished; waiting then only reaps it, so that no
+        // zombie is left behind.
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard text.contains("cluster.sh: done") else {
