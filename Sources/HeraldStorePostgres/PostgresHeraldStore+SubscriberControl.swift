@@ -46,6 +46,15 @@ enum PostgresControlReads {
 /// advisory lock: each reads what `SubscriberControlPlanner` needs, and spends its nonce and writes only
 /// for a plan that saves (a refusal changes nothing).
 extension PostgresWriteSQL {
+    /// Takes out the read-sync pushes still queued, and not claimed, for the wallet ($1) on the bindings
+    /// (platforms $2, tokens $3): newer ones replace them. Found through `push_outbox_read_sync` (migration
+    /// 0012), not by reading the whole queue.
+    static let dropQueuedReadSync = """
+        DELETE FROM push_outbox o USING unnest($2::text[], $3::text[]) AS p(platform, token)
+        WHERE o.wallet = $1 AND o.platform = p.platform AND o.device_token = p.token AND o.read_sync
+          AND o.status = 'queued' AND o.claimed_until IS NULL
+        """
+
     mutating func apply(_ write: SubscriberControlWrite) async throws -> SubscriberControlOutcome {
         let nonce = NonceSpend(
             signer: write.signer, nonce: write.signed.nonce, operation: write.signed.operation,
@@ -182,12 +191,11 @@ extension PostgresWriteSQL {
             let tokens = pushes.map(\.deviceToken)
             let counts = pushes.map { Int64($0.unread) }
             // A read-sync push replaces one still queued, and not claimed, for the same binding.
-            try await run(
-                """
-                DELETE FROM push_outbox o USING unnest(\(platforms)::text[], \(tokens)::text[]) AS p(platform, token)
-                WHERE o.wallet = \(wallet) AND o.platform = p.platform AND o.device_token = p.token AND o.read_sync
-                  AND o.status = 'queued' AND o.claimed_until IS NULL
-                """)
+            var binds = PostgresBindings(capacity: 3)
+            binds.append(wallet)
+            binds.append(platforms)
+            binds.append(tokens)
+            try await run(PostgresQuery(unsafeSQL: Self.dropQueuedReadSync, binds: binds))
             try await run(
                 """
                 INSERT INTO push_outbox (wallet, platform, device_token, queued_at, next_attempt_at, badge, read_sync)

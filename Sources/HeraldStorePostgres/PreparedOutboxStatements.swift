@@ -6,21 +6,27 @@ import PostgresNIO
 /// the pool parses and plans them once. Sent as unnamed statements, PostgreSQL planned the claim again
 /// every time: 2.5 ms of planning beside 3.2 ms of execution for a claim of 50 pushes.
 
-/// Claims due pushes of `platforms` for `owner` until `leaseUntil` (`claimDuePushes`). The claimed ids are
-/// an array (`= ANY(ARRAY(…))`), not `IN (subquery)`: after five executions PostgreSQL plans a prepared
-/// statement once for any parameters, and, not knowing the LIMIT, joined `IN` against a scan of the
-/// whole outbox (693 ms on 2.6 million rows, against 1.4 ms for the array through the primary key).
+/// Claims due pushes of `platforms` for `owner` until `leaseUntil` (`claimDuePushes`): the oldest `limit` of
+/// each platform through the due index (platform, next_attempt_at, id), locked as read and passed over when
+/// another claim holds them, then the oldest `limit` of those (the others are left untouched, their locks
+/// released as the claim commits). Scanning the index by time alone, a lane with nothing of its own read
+/// every other queued push and its row at each poll (38 ms with 100,000 queued for APNs). The claimed ids
+/// are an array (`= ANY(ARRAY(…))`), not `IN (subquery)`: after five executions PostgreSQL plans a prepared
+/// statement once for any parameters, and, not knowing the LIMIT, joined `IN` against a scan of the whole
+/// outbox (693 ms on 2.6 million rows, against 1.4 ms for the array through the primary key).
 struct ClaimDuePushesStatement: PostgresPreparedStatement {
     static let name = "herald_claim_due_pushes"
     static let sql = """
         WITH o AS (
           UPDATE push_outbox SET claimed_until = $1, claimed_by = $2
-          WHERE id = ANY(ARRAY(SELECT id FROM push_outbox
-                               WHERE status = 'queued' AND next_attempt_at <= $3
-                                 AND platform = ANY($4::text[])
-                                 AND (claimed_until IS NULL OR claimed_until <= $3)
-                               ORDER BY next_attempt_at, id LIMIT $5
-                               FOR UPDATE SKIP LOCKED))
+          WHERE id = ANY(ARRAY(
+            SELECT c.id FROM unnest($4::text[]) AS p(platform)
+            CROSS JOIN LATERAL (SELECT id, next_attempt_at FROM push_outbox
+                                WHERE platform = p.platform AND status = 'queued' AND next_attempt_at <= $3
+                                  AND (claimed_until IS NULL OR claimed_until <= $3)
+                                ORDER BY next_attempt_at, id LIMIT $5
+                                FOR UPDATE SKIP LOCKED) c
+            ORDER BY c.next_attempt_at, c.id LIMIT $5))
           RETURNING *)
         SELECT \(QueuedPushColumns.list) FROM o \(QueuedPushColumns.joins)
         ORDER BY o.next_attempt_at, o.id

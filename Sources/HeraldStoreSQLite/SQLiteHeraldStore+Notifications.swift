@@ -61,23 +61,15 @@ extension SQLiteHeraldStore {
         now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
     ) async throws -> [QueuedPush] {
         let selected = Self.platformList(platforms)
+        // An empty set names no platform (nil names them all).
+        guard !selected.names.isEmpty else { return [] }
         return try await groupedWrite { db in
-            let claim = try RawStatement(
-                db,
-                """
-                UPDATE push_outbox SET claimed_until = ?, claimed_by = ?
-                WHERE id IN (SELECT id FROM push_outbox
-                             WHERE status = 'queued' AND next_attempt_at <= ? AND platform IN (\(selected.placeholders))
-                               AND (claimed_until IS NULL OR claimed_until <= ?)
-                             ORDER BY next_attempt_at, id LIMIT ?)
-                RETURNING id
-                """)
-            claim.bind(1, leaseUntil)
-            claim.bind(2, owner)
-            claim.bind(3, now)
-            selected.bind(to: claim, from: 4)
-            claim.bind(Int32(4 + selected.names.count), now)
-            claim.bind(Int32(5 + selected.names.count), Int64(limit))
+            let claim = try RawStatement(db, Self.claimStatements[selected.names.count])
+            claim.bind(1, now)
+            claim.bind(2, Int64(limit))
+            claim.bind(3, leaseUntil)
+            claim.bind(4, owner)
+            selected.bind(to: claim, from: 5)
             let ids = try claim.rows { $0.integer(0) }
             guard !ids.isEmpty else { return [] }
             // The claimed rows by id (a JSON array keeps the statement's text, and so its cache entry, fixed).
@@ -89,6 +81,30 @@ extension SQLiteHeraldStore {
             return try read.rows(Self.queuedPush)
         }
     }
+
+    /// Claims the oldest due pushes of `platforms` platforms (?5, ?6, …) at ?1, at most ?2, until ?3 for ?4, and
+    /// answers their ids: the oldest of each platform through the due index (platform, next_attempt_at, id),
+    /// then the oldest of those. Scanning the index by time alone, a lane with nothing of its own read every
+    /// other queued push at each poll, on the writer (10 ms with 100,000 queued for APNs).
+    static func claimSQL(platforms: Int) -> String {
+        let oldestOfEach = (0..<platforms).map { index in
+            """
+            SELECT * FROM (SELECT id, next_attempt_at FROM push_outbox
+                           WHERE platform = ?\(5 + index) AND status = 'queued' AND next_attempt_at <= ?1
+                             AND (claimed_until IS NULL OR claimed_until <= ?1)
+                           ORDER BY next_attempt_at, id LIMIT ?2)
+            """
+        }
+        return """
+            UPDATE push_outbox SET claimed_until = ?3, claimed_by = ?4
+            WHERE id IN (SELECT id FROM (\(oldestOfEach.joined(separator: " UNION ALL ")))
+                         ORDER BY next_attempt_at, id LIMIT ?2)
+            RETURNING id
+            """
+    }
+
+    /// `claimSQL` by number of platforms (none at 0).
+    private static let claimStatements = (0...Platform.allCases.count).map { claimSQL(platforms: $0) }
 
     /// A platform filter as a fixed IN list (at most three values), so that statements stay cached.
     private static func platformList(_ platforms: Set<Platform>?) -> PlatformList {

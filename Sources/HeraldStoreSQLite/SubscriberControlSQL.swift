@@ -6,6 +6,14 @@ import HeraldStore
 /// `SubscriberControlPlanner` needs, and spends its nonce and writes only for a plan that saves (a
 /// refusal changes nothing). The single writer serialises them with the sends that read their rows.
 enum SubscriberControlSQL {
+    /// Takes out the read-sync push still queued, and not claimed, for one binding (wallet, platform,
+    /// token): a newer one replaces it. Found through `push_outbox_read_sync` (migration 0017).
+    static let dropQueuedReadSync = """
+        DELETE FROM push_outbox
+        WHERE wallet = ? AND platform = ? AND device_token = ? AND read_sync = 1 AND status = 'queued'
+          AND claimed_until IS NULL
+        """
+
     static func apply(
         _ write: SubscriberControlWrite, in db: Database, ledger: NonceLedger, knownKeys: KnownWalletKeys,
         batch: inout DeviceChangeSQL.BatchNonces
@@ -201,12 +209,8 @@ enum SubscriberControlSQL {
         /// A read-sync push replaces one still queued for the same binding (docs/protocol.md §10).
         private func queue(_ push: ReadSyncPush, for wallet: EthereumAddress) throws {
             try RawStatement(
-                db,
-                """
-                DELETE FROM push_outbox
-                WHERE wallet = ? AND platform = ? AND device_token = ? AND read_sync = 1 AND status = 'queued'
-                  AND claimed_until IS NULL
-                """, .address(wallet), .text(push.platform.rawValue), .text(push.deviceToken)
+                db, SubscriberControlSQL.dropQueuedReadSync, .address(wallet), .text(push.platform.rawValue),
+                .text(push.deviceToken)
             ).execute()
             try RawStatement(
                 db,

@@ -117,6 +117,50 @@ import Testing
         }
     }
 
+    /// A lane of several platforms takes the oldest due pushes across them, in (next attempt, id) order, and no
+    /// more than its limit in all, however many each platform holds; what another owner holds is passed over.
+    @Test(arguments: StoreBackend.available)
+    func aClaimOfSeveralPlatformsTakesTheOldestAcrossThem(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            // Setup confirmations, due when registered: sandbox at 1,000 and 1,003, production at 1,001 and
+            // 1,002, 1,004 and 1,005, FCM at 999 (another lane's).
+            let registrations: [(Platform, Int64)] = [
+                (.iosSandbox, 1_000), (.ios, 1_001), (.ios, 1_002), (.iosSandbox, 1_003), (.ios, 1_004),
+                (.ios, 1_005), (.android, 999),
+            ]
+            for (index, (platform, now)) in registrations.enumerated() {
+                _ = try await store.apply(
+                    Fixtures.change(
+                        token: Fixtures.token(index + 1), platform: platform, nonce: UInt64(100 + index), now: now,
+                        confirm: true))
+            }
+            let apple: Set<Platform> = [.ios, .iosSandbox]
+            let first = try await store.claimDuePushes(
+                now: 1_010, limit: 3, platforms: apple, owner: "a", leaseUntil: 1_070)
+            #expect(first.map(\.platform) == [.iosSandbox, .ios, .ios])
+            #expect(first.map(\.queuedAt) == [1_000, 1_001, 1_002])
+            // The next claim, another node's, passes over what "a" holds.
+            let second = try await store.claimDuePushes(
+                now: 1_010, limit: 2, platforms: apple, owner: "b", leaseUntil: 1_070)
+            #expect(second.map(\.platform) == [.iosSandbox, .ios])
+            #expect(second.map(\.queuedAt) == [1_003, 1_004])
+            // Not yet due at 1,004: the last one.
+            #expect(
+                try await store.claimDuePushes(now: 1_004, limit: 5, platforms: apple, owner: "b", leaseUntil: 1_070)
+                    .isEmpty)
+            let rest = try await store.claimDuePushes(
+                now: 1_010, limit: 5, platforms: apple, owner: "b", leaseUntil: 1_070)
+            #expect(rest.map(\.queuedAt) == [1_005])
+            // Every platform at once (no set given) still finds FCM's.
+            let all = try await store.claimDuePushes(
+                now: 1_010, limit: 5, platforms: nil, owner: "c", leaseUntil: 1_070)
+            #expect(all.map(\.platform) == [.android])
+            #expect(
+                try await store.claimDuePushes(now: 1_010, limit: 5, platforms: [], owner: "c", leaseUntil: 1_070)
+                    .isEmpty)
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func manyOutcomesInOneCallEachReachTheirOwnRow(_ backend: StoreBackend) async throws {
         try await backend.withStore { store in

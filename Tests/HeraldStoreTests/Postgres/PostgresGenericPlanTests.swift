@@ -25,6 +25,7 @@ struct PostgresGenericPlanTests {
         Statement(name: RecordOutcomesStatement.name, sql: RecordOutcomesStatement.sql),
         Statement(name: FeedPageStatement.name, sql: FeedPageStatement.sql),
         Statement(name: PublicKeyStatement.name, sql: PublicKeyStatement.sql),
+        Statement(name: "drop queued read-sync pushes", sql: PostgresWriteSQL.dropQueuedReadSync),
     ]
 
     /// A young table is analyzed once it holds twice the rows its statistics say (1,000 at least), and the
@@ -61,6 +62,24 @@ struct PostgresGenericPlanTests {
             let plan = try await database.genericPlan(of: statement.sql)
             let unbounded = Self.wholeTableScans(in: plan)
             #expect(unbounded.isEmpty, "\(statement.name):\n\(plan.joined(separator: "\n"))")
+        }
+    }
+
+    /// Migration 0012: a claim reads the due index from each of its platforms' ends (on time alone, a lane
+    /// with nothing of its own read every other queued push and its row at each poll), and a read mark finds
+    /// the read-sync push it replaces by its binding.
+    @Test func theOutboxIsReadByPlatformAndByBinding() async throws {
+        try await TestDatabase.with { database in
+            _ = try await database.open()
+            try await Self.populate(database)
+            let claim = try await database.genericPlan(of: ClaimDuePushesStatement.sql)
+            let due = try #require(
+                claim.firstIndex { $0.contains("Index Scan using push_outbox_due") }, "\(claim.joined(separator: "\n"))"
+            )
+            #expect(claim[due + 1].contains("Index Cond: ((platform = p.platform)"), "\(claim.joined(separator: "\n"))")
+            let readMark = try await database.genericPlan(of: PostgresWriteSQL.dropQueuedReadSync)
+            #expect(
+                readMark.contains { $0.contains("push_outbox_read_sync") }, "\(readMark.joined(separator: "\n"))")
         }
     }
 
