@@ -83,22 +83,22 @@ extension SQLiteHeraldStore {
     }
 
     /// Claims the oldest due pushes of `platforms` platforms (?5, ?6, …) at ?1, at most ?2, until ?3 for ?4, and
-    /// answers their ids: the oldest of each platform through the due index (platform, next_attempt_at, id),
-    /// then the oldest of those. Scanning the index by time alone, a lane with nothing of its own read every
-    /// other queued push at each poll, on the writer (10 ms with 100,000 queued for APNs).
+    /// answers their ids: each platform read in order from its end of the due index (platform,
+    /// next_attempt_at, id), the reads merged (SQLite's MERGE of a UNION ALL, no sort) until ?2 are found.
+    /// Scanning the index by time alone, a lane with nothing of its own read every other queued push at each
+    /// poll, on the writer (10 ms with 100,000 queued for APNs).
     static func claimSQL(platforms: Int) -> String {
-        let oldestOfEach = (0..<platforms).map { index in
+        let eachPlatform = (0..<platforms).map { index in
             """
-            SELECT * FROM (SELECT id, next_attempt_at FROM push_outbox
-                           WHERE platform = ?\(5 + index) AND status = 'queued' AND next_attempt_at <= ?1
-                             AND (claimed_until IS NULL OR claimed_until <= ?1)
-                           ORDER BY next_attempt_at, id LIMIT ?2)
+            SELECT id, next_attempt_at FROM push_outbox
+            WHERE platform = ?\(5 + index) AND status = 'queued' AND next_attempt_at <= ?1
+              AND (claimed_until IS NULL OR claimed_until <= ?1)
             """
         }
         return """
             UPDATE push_outbox SET claimed_until = ?3, claimed_by = ?4
-            WHERE id IN (SELECT id FROM (\(oldestOfEach.joined(separator: " UNION ALL ")))
-                         ORDER BY next_attempt_at, id LIMIT ?2)
+            WHERE id IN (SELECT id FROM (\(eachPlatform.joined(separator: " UNION ALL "))
+                                         ORDER BY next_attempt_at, id LIMIT ?2))
             RETURNING id
             """
     }

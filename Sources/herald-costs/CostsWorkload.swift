@@ -76,7 +76,10 @@ struct CostsWorkload {
         phases.append(
             try await measure("pushes", operations: pushes, unit: "push") {
                 var drained = 0
-                while case let handled = try await outbox.drainOnce(), handled > 0 { drained += handled }
+                // Claimed as the server's APNs lane claims them (every push here is for iOS).
+                while case let handled = try await outbox.drainOnce(platforms: [.ios, .iosSandbox]), handled > 0 {
+                    drained += handled
+                }
                 guard drained == pushes else { throw CostsError("drained \(drained) pushes, not \(pushes)") }
             })
         // docs/protocol.md §10 on the same subscribers: a toggle and a threshold published, a third opted out

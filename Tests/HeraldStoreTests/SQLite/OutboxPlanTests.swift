@@ -29,6 +29,7 @@ import Testing
                     == platforms, "\(plan)")
             #expect(reads.filter { $0.contains("USING INTEGER PRIMARY KEY") }.count == 1, "\(plan)")
             #expect(reads.count == platforms + 1, "nothing else reads the outbox: \(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "merged in order, not sorted: \(plan)")
         }
     }
 
