@@ -64,7 +64,7 @@ extension SQLiteHeraldStore {
         // An empty set names no platform (nil names them all).
         guard !selected.names.isEmpty else { return [] }
         return try await groupedWrite { db in
-            let claim = try RawStatement(db, Self.claimStatements[selected.names.count])
+            let claim = try RawStatement(db, Self.claimStatements[selected.names.count - 1])
             claim.bind(1, now)
             claim.bind(2, Int64(limit))
             claim.bind(3, leaseUntil)
@@ -103,8 +103,8 @@ extension SQLiteHeraldStore {
             """
     }
 
-    /// `claimSQL` by number of platforms (none at 0).
-    private static let claimStatements = (0...Platform.allCases.count).map { claimSQL(platforms: $0) }
+    /// `claimSQL` for one platform, two, … every platform (at index count - 1).
+    private static let claimStatements = (1...Platform.allCases.count).map { claimSQL(platforms: $0) }
 
     /// A platform filter as a fixed IN list (at most three values), so that statements stay cached.
     private static func platformList(_ platforms: Set<Platform>?) -> PlatformList {

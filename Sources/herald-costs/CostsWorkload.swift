@@ -73,11 +73,14 @@ struct CostsWorkload {
         let pushes = registrations + subscribers
         let outbox = PushOutboxService(
             state: state, providers: try Self.apnsProviders(logger: logger), batchSize: 100)
+        // Claimed as the server's APNs lane claims them (every push here is for iOS).
+        guard let apnsLane = PushProviders.lanes.first(where: { $0.contains(.ios) }) else {
+            throw CostsError("the server has no lane for APNs")
+        }
         phases.append(
             try await measure("pushes", operations: pushes, unit: "push") {
                 var drained = 0
-                // Claimed as the server's APNs lane claims them (every push here is for iOS).
-                while case let handled = try await outbox.drainOnce(platforms: [.ios, .iosSandbox]), handled > 0 {
+                while case let handled = try await outbox.drainOnce(platforms: apnsLane), handled > 0 {
                     drained += handled
                 }
                 guard drained == pushes else { throw CostsError("drained \(drained) pushes, not \(pushes)") }
