@@ -84,8 +84,10 @@ public protocol OutboxStore: Sendable {
     /// `leaseUntil` (Unix seconds), oldest first: no other claim returns them until the lease passes or
     /// their outcome is recorded. This is how several workers, on one node or many, share one outbox
     /// without sending a push twice; a worker that dies holding claims gives them up when its lease ends.
+    /// With `after`, only pushes past that position in the claims' order (`OutboxPosition`) are looked at:
+    /// a lane that keeps where its last claim ended does not walk again past the pushes it holds in flight.
     func claimDuePushes(
-        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64, after: OutboxPosition?
     )
         async throws -> [QueuedPush]
 
@@ -107,6 +109,16 @@ public protocol OutboxStore: Sendable {
     /// Where one outbox row stands (for the Bisq POST routes, which wait for the first attempt); nil for
     /// an unknown id.
     func pushState(id: Int64) async throws -> PushState?
+}
+
+extension OutboxStore {
+    /// A claim from the start of the outbox's order.
+    public func claimDuePushes(
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+    ) async throws -> [QueuedPush] {
+        try await claimDuePushes(
+            now: now, limit: limit, platforms: platforms, owner: owner, leaseUntil: leaseUntil, after: nil)
+    }
 }
 
 /// What the pruning service and the server's start and end need.

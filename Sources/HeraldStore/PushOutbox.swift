@@ -35,13 +35,19 @@ public struct QueuedPush: Sendable, Hashable {
     public let channel: EthereumAddress?
     /// The item's notification's push options (§11.4); empty for the pushes of no item.
     public let options: PushOptions
+    /// Unix seconds: when it was due. Claims take pushes in the order of (`nextAttemptAt`, `id`).
+    public let nextAttemptAt: Int64
+
+    /// Where it stands in the claims' order.
+    public var position: OutboxPosition { OutboxPosition(nextAttemptAt: nextAttemptAt, id: id) }
 
     public init(
         id: Int64, sid: Int64?, wallet: EthereumAddress, platform: Platform, deviceToken: String, apnsID: [UInt8],
         queuedAt: Int64, attempts: Int, notification: DeliveredNotification?, bound: Bool = true,
         bisq: BisqRelayContent? = nil, webPushSubscription: WebPushSubscription? = nil, badge: Int? = nil,
-        readSync: Bool = false, channel: EthereumAddress? = nil, options: PushOptions = .none
+        readSync: Bool = false, channel: EthereumAddress? = nil, options: PushOptions = .none, nextAttemptAt: Int64 = 0
     ) {
+        self.nextAttemptAt = nextAttemptAt
         self.channel = channel
         self.options = options
         self.badge = badge
@@ -58,6 +64,26 @@ public struct QueuedPush: Sendable, Hashable {
         self.queuedAt = queuedAt
         self.attempts = attempts
         self.notification = notification
+    }
+}
+
+/// A place in the order claims take due pushes in: by when they are due, then by id (the due index's
+/// order after the platform). A claim `after` a position looks only at pushes past it.
+public struct OutboxPosition: Sendable, Hashable, Comparable {
+    /// Unix seconds.
+    public let nextAttemptAt: Int64
+    public let id: Int64
+
+    public init(nextAttemptAt: Int64, id: Int64) {
+        self.nextAttemptAt = nextAttemptAt
+        self.id = id
+    }
+
+    /// Before every push.
+    public static let start = OutboxPosition(nextAttemptAt: .min, id: .min)
+
+    public static func < (lhs: OutboxPosition, rhs: OutboxPosition) -> Bool {
+        (lhs.nextAttemptAt, lhs.id) < (rhs.nextAttemptAt, rhs.id)
     }
 }
 

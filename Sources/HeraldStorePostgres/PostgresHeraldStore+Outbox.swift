@@ -28,10 +28,11 @@ extension PostgresHeraldStore {
     /// moment without waiting on each other or taking the same row: a row one claim has locked, the
     /// other passes over; a row whose claim has not lapsed, neither takes.
     public func claimDuePushes(
-        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64, after: OutboxPosition?
     ) async throws -> [QueuedPush] {
         let statement = ClaimDuePushesStatement(
-            leaseUntil: leaseUntil, owner: owner, now: now, platforms: Self.names(platforms), limit: Int64(limit))
+            leaseUntil: leaseUntil, owner: owner, now: now, platforms: Self.names(platforms), limit: Int64(limit),
+            after: after ?? .start)
         return try await perform { [self] in
             try await client.execute(statement, logger: logger).collected()
         }
@@ -163,7 +164,7 @@ enum QueuedPushColumns {
         \(DeliveredColumns.list),
         o.bisq_message IS NOT NULL OR b.wallet IS NOT NULL,
         o.bisq_message, o.bisq_flags, b.p256dh, b.auth, o.badge, o.read_sync,
-        n.channel, n.push_priority, n.push_ttl, n.push_collapse_id
+        n.channel, n.push_priority, n.push_ttl, n.push_collapse_id, o.next_attempt_at
         """
 
     static let joins = """
@@ -194,7 +195,8 @@ enum QueuedPushColumns {
             options: try PushOptions.stored(
                 priority: try row.optionalText(17 + DeliveredColumns.count),
                 timeToLive: try row.optionalInt(18 + DeliveredColumns.count),
-                collapseID: try row.optionalText(19 + DeliveredColumns.count)))
+                collapseID: try row.optionalText(19 + DeliveredColumns.count)),
+            nextAttemptAt: try row.int(20 + DeliveredColumns.count))
     }
 
     private static func webPushSubscription(_ row: Columns) throws -> WebPushSubscription? {

@@ -58,9 +58,10 @@ extension SQLiteHeraldStore {
     }
 
     public func claimDuePushes(
-        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64, after: OutboxPosition?
     ) async throws -> [QueuedPush] {
         let selected = Self.platformList(platforms)
+        let start = after ?? .start
         // An empty set names no platform (nil names them all).
         guard !selected.names.isEmpty else { return [] }
         return try await groupedWrite { db in
@@ -69,7 +70,9 @@ extension SQLiteHeraldStore {
             claim.bind(2, Int64(limit))
             claim.bind(3, leaseUntil)
             claim.bind(4, owner)
-            selected.bind(to: claim, from: 5)
+            claim.bind(5, start.nextAttemptAt)
+            claim.bind(6, start.id)
+            selected.bind(to: claim, from: 7)
             let ids = try claim.rows { $0.integer(0) }
             guard !ids.isEmpty else { return [] }
             // The claimed rows by id (a JSON array keeps the statement's text, and so its cache entry, fixed).
@@ -82,16 +85,17 @@ extension SQLiteHeraldStore {
         }
     }
 
-    /// Claims the oldest due pushes of `platforms` platforms (?5, ?6, …) at ?1, at most ?2, until ?3 for ?4, and
-    /// answers their ids: each platform read in order from its end of the due index (platform,
-    /// next_attempt_at, id), the reads merged (SQLite's MERGE of a UNION ALL, no sort) until ?2 are found.
-    /// Scanning the index by time alone, a lane with nothing of its own read every other queued push at each
-    /// poll, on the writer (10 ms with 100,000 queued for APNs).
+    /// Claims the oldest due pushes of `platforms` platforms (?7, ?8, …) at ?1 past the position (?5, ?6), at
+    /// most ?2, until ?3 for ?4, and answers their ids: each platform read in order from that position in the
+    /// due index (platform, next_attempt_at, id), the reads merged (SQLite's MERGE of a UNION ALL, no sort)
+    /// until ?2 are found. Scanning the index by time alone, a lane with nothing of its own read every other
+    /// queued push at each poll, on the writer (10 ms with 100,000 queued for APNs).
     static func claimSQL(platforms: Int) -> String {
         let eachPlatform = (0..<platforms).map { index in
             """
             SELECT id, next_attempt_at FROM push_outbox
-            WHERE platform = ?\(5 + index) AND status = 'queued' AND next_attempt_at <= ?1
+            WHERE platform = ?\(7 + index) AND status = 'queued' AND next_attempt_at <= ?1
+              AND (next_attempt_at, id) > (?5, ?6)
               AND (claimed_until IS NULL OR claimed_until <= ?1)
             """
         }
@@ -127,7 +131,7 @@ extension SQLiteHeraldStore {
                f.secret, \(DeliveredColumns.list),
                o.bisq_message IS NOT NULL OR b.wallet IS NOT NULL,
                o.bisq_message, o.bisq_flags, b.p256dh, b.auth, o.badge, o.read_sync,
-               n.channel, n.push_priority, n.push_ttl, n.push_collapse_id
+               n.channel, n.push_priority, n.push_ttl, n.push_collapse_id, o.next_attempt_at
         FROM push_outbox o
         LEFT JOIN feed_items f ON f.sid = o.sid
         LEFT JOIN notifications n ON n.id = f.notification
@@ -166,7 +170,8 @@ extension SQLiteHeraldStore {
             options: try PushOptions.stored(
                 priority: row.isNull(17 + DeliveredColumns.count) ? nil : row.text(17 + DeliveredColumns.count),
                 timeToLive: row.isNull(18 + DeliveredColumns.count) ? nil : row.integer(18 + DeliveredColumns.count),
-                collapseID: row.isNull(19 + DeliveredColumns.count) ? nil : row.text(19 + DeliveredColumns.count)))
+                collapseID: row.isNull(19 + DeliveredColumns.count) ? nil : row.text(19 + DeliveredColumns.count)),
+            nextAttemptAt: row.integer(20 + DeliveredColumns.count))
     }
 
     public func removeBindings(platform: Platform, deviceToken: String) async throws -> Int {

@@ -303,7 +303,7 @@ struct FailingStore: HeraldStore {
     }
     func duePushes(now: Int64, limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush] { throw failure }
     func claimDuePushes(
-        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64
+        now: Int64, limit: Int, platforms: Set<Platform>?, owner: String, leaseUntil: Int64, after: OutboxPosition?
     )
         async throws -> [QueuedPush]
     { throw failure }

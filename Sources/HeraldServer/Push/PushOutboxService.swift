@@ -57,6 +57,8 @@ public struct PushOutboxService: Service {
                 batchSize: batchSize, claimsAhead: holdLimit != nil, commitGroup: Self.commitGroup,
                 claimFailuresPerLog: Self.claimFailuresPerLog, pausesAfterShortClaims: true)
             var ready = ReadyPushes()
+            var cursor = ClaimCursor()
+            var claimLimit = 0
             var action = lane.start()
             while true {
                 perform(action, platforms: platforms, ready: &ready, in: &group)
@@ -69,10 +71,14 @@ public struct PushOutboxService: Service {
                 }
                 switch action.next {
                 case .claim(let limit):
+                    claimLimit = limit
+                    let after = cursor.start(at: .now)
                     group.addTask {
                         // Unstructured, so that shutdown cannot interrupt a claim whose rows are taken.
                         do {
-                            let due = try await Task { try await claim(limit: limit, platforms: platforms) }.value
+                            let due = try await Task {
+                                try await claim(limit: limit, platforms: platforms, after: after)
+                            }.value
                             return .claimed(due, at: .now)
                         } catch {
                             return .claimFailed(error)
@@ -90,6 +96,7 @@ public struct PushOutboxService: Service {
                     case .event(let event):
                         action = lane.handle(event)
                     case .claimed(let due, let answeredAt):
+                        cursor.claimed(due, limit: claimLimit)
                         ready.append(due, readySince: answeredAt)
                         action = lane.claimed(due.count)
                     case .claimFailed(let error):
@@ -192,13 +199,17 @@ public struct PushOutboxService: Service {
         }
     }
 
-    /// Claims due pushes for this node until the lease ends.
-    private func claim(limit: Int, platforms: Set<Platform>?) async throws -> [QueuedPush] {
+    /// Claims due pushes for this node until the lease ends (past `after`, when given: `ClaimCursor`).
+    private func claim(
+        limit: Int, platforms: Set<Platform>?, after: OutboxPosition? = nil
+    ) async throws
+        -> [QueuedPush]
+    {
         guard limit > 0 else { return [] }
         let now = state.clock()
         return try await state.store.claimDuePushes(
             now: now, limit: limit, platforms: platforms, owner: state.nodeID,
-            leaseUntil: now + state.configuration.push.leaseSeconds)
+            leaseUntil: now + state.configuration.push.leaseSeconds, after: after)
     }
 
     /// One round: every due push of one batch (of `platforms`, or all), sent concurrently, outcomes

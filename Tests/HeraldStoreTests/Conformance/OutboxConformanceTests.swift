@@ -161,6 +161,45 @@ import Testing
         }
     }
 
+    /// A claim past a position (a lane's `ClaimCursor`) looks only at pushes after it in (next attempt, id)
+    /// order, across the platforms it names; each push answers its position, and one behind the position
+    /// (a retry due earlier) is found only by a claim from the start.
+    @Test(arguments: StoreBackend.available)
+    func aClaimPastAPositionTakesOnlyThePushesAfterIt(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let registrations: [(Platform, Int64)] = [
+                (.ios, 1_000), (.iosSandbox, 1_001), (.ios, 1_001), (.iosSandbox, 1_002), (.ios, 1_003),
+            ]
+            for (index, (platform, now)) in registrations.enumerated() {
+                _ = try await store.apply(
+                    Fixtures.change(
+                        token: Fixtures.token(index + 1), platform: platform, nonce: UInt64(200 + index), now: now,
+                        confirm: true))
+            }
+            let apple: Set<Platform> = [.ios, .iosSandbox]
+            let first = try await store.claimDuePushes(
+                now: 1_010, limit: 2, platforms: apple, owner: "a", leaseUntil: 1_070, after: nil)
+            #expect(first.map(\.nextAttemptAt) == [1_000, 1_001])
+            #expect(first.map(\.position) == first.map { OutboxPosition(nextAttemptAt: $0.queuedAt, id: $0.id) })
+            let position = try #require(first.last?.position)
+            // The first push is given back, due again at 1,001, before the position (1,001 and a larger id).
+            try await store.record([PushAttemptResult(id: first[0].id, disposition: .deferred(until: 1_001))])
+            let next = try await store.claimDuePushes(
+                now: 1_010, limit: 5, platforms: apple, owner: "a", leaseUntil: 1_070, after: position)
+            #expect(next.map(\.nextAttemptAt) == [1_001, 1_002, 1_003])
+            #expect(next.allSatisfy { $0.position > position } && !next.contains { $0.id == first[0].id })
+            // Past the last position nothing is left; from the start, the push given back.
+            let last = try #require(next.last?.position)
+            #expect(
+                try await store.claimDuePushes(
+                    now: 1_010, limit: 5, platforms: apple, owner: "a", leaseUntil: 1_070, after: last
+                ).isEmpty)
+            let again = try await store.claimDuePushes(
+                now: 1_010, limit: 5, platforms: apple, owner: "a", leaseUntil: 1_070, after: nil)
+            #expect(again.map(\.id) == [first[0].id] && again.first?.nextAttemptAt == 1_001)
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func manyOutcomesInOneCallEachReachTheirOwnRow(_ backend: StoreBackend) async throws {
         try await backend.withStore { store in

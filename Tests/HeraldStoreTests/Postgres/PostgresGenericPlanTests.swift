@@ -71,8 +71,8 @@ struct PostgresGenericPlanTests {
     }
 
     /// Migration 0012: a claim reads the due index from each of its platforms' ends (on time alone, a lane
-    /// with nothing of its own read every other queued push and its row at each poll), and a read mark finds
-    /// the read-sync push it replaces by its binding.
+    /// with nothing of its own read every other queued push and its row at each poll), from the lane's
+    /// position on, and a read mark finds the read-sync push it replaces by its binding.
     @Test func theOutboxIsReadByPlatformAndByBinding() async throws {
         try await TestDatabase.with { database in
             _ = try await database.open()
@@ -82,6 +82,9 @@ struct PostgresGenericPlanTests {
                 claim.firstIndex { $0.contains("Index Scan using push_outbox_due") }, "\(claim.joined(separator: "\n"))"
             )
             #expect(claim[due + 1].contains("Index Cond: ((platform = p.platform)"), "\(claim.joined(separator: "\n"))")
+            // The lane's position bounds the scan itself (`ClaimCursor`), not a filter of what it walked.
+            #expect(
+                claim[due + 1].contains("(ROW(next_attempt_at, id) > ROW($6, $7))"), "\(claim.joined(separator: "\n"))")
             let readMark = try await database.genericPlan(of: PostgresWriteSQL.dropQueuedReadSync)
             #expect(
                 readMark.contains { $0.contains("push_outbox_read_sync") }, "\(readMark.joined(separator: "\n"))")
