@@ -61,6 +61,28 @@ import Testing
         }
     }
 
+    /// Nodes started together on a new database: each offers its own key, every one gets the same stored
+    /// key. (On PostgreSQL a node whose insert waited for another's read the table with the snapshot
+    /// from before that commit, found nothing and refused to start: `push-bench … postgres-2`, 2026-11-30.)
+    @Test(arguments: StoreBackend.available)
+    func nodesStartingTogetherAllGetTheOneKeyStored(_ backend: StoreBackend) async throws {
+        try await backend.withDatabase { database async throws in
+            var stores: [any TestStore] = []
+            for _ in 0..<8 { stores.append(try await database.openStore()) }
+            let keys = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for (index, store) in stores.enumerated() {
+                    group.addTask {
+                        try await store.webhookKey(generated: Array(repeating: UInt8(index + 1), count: 32))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(keys.count == 8)
+            #expect(Set(keys).count == 1, "\(keys.map { $0[0] })")
+            #expect((1...8).contains(Int(keys[0][0])))
+        }
+    }
+
     static func claim(
         _ store: any HeraldStore, now: Int64, owner: String = "a", maxAge: Int64 = 86_400
     )
