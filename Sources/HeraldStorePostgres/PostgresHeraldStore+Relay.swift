@@ -46,25 +46,31 @@ extension PostgresHeraldStore {
     }
 
     public func relayTokenSecret(candidate: [UInt8]) async throws -> [UInt8] {
-        // Twice at most: when another node inserts its secret at the same moment, this statement's
-        // insert waits for that commit and does nothing, and its snapshot, older, cannot see the row;
-        // the next statement does.
+        let secret = try await storedOnce(
+            """
+            WITH stored AS (
+              INSERT INTO relay_secrets (name, secret) VALUES ('access-token', \(bytea(candidate)))
+              ON CONFLICT (name) DO NOTHING RETURNING secret)
+            SELECT secret FROM stored
+            UNION ALL SELECT secret FROM relay_secrets WHERE name = 'access-token'
+            LIMIT 1
+            """)
+        guard let secret else { throw StoreError("the relay's token secret could not be stored") }
+        return secret
+    }
+
+    /// A value the first node to store it keeps and every other reads: `statement` inserts this node's
+    /// candidate unless one is there and answers the stored value (one bytea). Run twice at most: when
+    /// another node inserts at the same moment, this statement's insert waits for that commit and does
+    /// nothing, and its snapshot, older, cannot see the row; the next statement does.
+    func storedOnce(_ statement: PostgresQuery) async throws -> [UInt8]? {
         for _ in 0..<2 {
-            let secret = try await perform { [self] in
-                try await client.query(
-                    """
-                    WITH stored AS (
-                      INSERT INTO relay_secrets (name, secret) VALUES ('access-token', \(bytea(candidate)))
-                      ON CONFLICT (name) DO NOTHING RETURNING secret)
-                    SELECT secret FROM stored
-                    UNION ALL SELECT secret FROM relay_secrets WHERE name = 'access-token'
-                    LIMIT 1
-                    """, logger: logger
-                ).rows { try $0.bytes(0) }.first
+            let stored = try await perform { [self] in
+                try await client.query(statement, logger: logger).rows { try $0.bytes(0) }.first
             }
-            if let secret { return secret }
+            if let stored { return stored }
         }
-        throw StoreError("the relay's token secret could not be stored")
+        return nil
     }
 
     public func countRelayOutcomes(installation: String, _ usage: RelayUsage) async throws {

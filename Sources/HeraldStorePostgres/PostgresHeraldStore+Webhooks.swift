@@ -19,34 +19,20 @@ extension PostgresHeraldStore {
     }
 
     public func webhookKey(generated: [UInt8]) async throws -> [UInt8] {
-        try await perform { [self] in
-            // The first node to store a key wins, every other reads it.
-            let keys = try await client.query(
-                """
-                WITH inserted AS (
-                  INSERT INTO server_keys (name, private_key, created_at)
-                  VALUES ('webhook', \(bytea(generated)), extract(epoch FROM now())::bigint)
-                  ON CONFLICT (name) DO NOTHING RETURNING private_key)
-                SELECT private_key FROM inserted
-                UNION ALL SELECT private_key FROM server_keys WHERE name = 'webhook'
-                LIMIT 1
-                """, logger: logger
-            ).rows { try $0.bytes(0) }
-            // Nothing when another node's insert committed while this one waited on it: the statement's
-            // snapshot is older than that commit. A statement of its own sees it.
-            let key: [UInt8]
-            if let first = keys.first {
-                key = first
-            } else {
-                let stored = try await client.query(
-                    "SELECT private_key FROM server_keys WHERE name = 'webhook'", logger: logger
-                ).rows { try $0.bytes(0) }
-                guard let first = stored.first else { throw StoreError("the webhook key was neither stored nor found") }
-                key = first
-            }
-            guard key.count == 32 else { throw StoreError(.corrupt, "the stored webhook key is not 32 bytes") }
-            return key
-        }
+        // The first node to store a key wins, every other reads it.
+        let key = try await storedOnce(
+            """
+            WITH inserted AS (
+              INSERT INTO server_keys (name, private_key, created_at)
+              VALUES ('webhook', \(bytea(generated)), extract(epoch FROM now())::bigint)
+              ON CONFLICT (name) DO NOTHING RETURNING private_key)
+            SELECT private_key FROM inserted
+            UNION ALL SELECT private_key FROM server_keys WHERE name = 'webhook'
+            LIMIT 1
+            """)
+        guard let key else { throw StoreError("the webhook key was neither stored nor found") }
+        guard key.count == 32 else { throw StoreError(.corrupt, "the stored webhook key is not 32 bytes") }
+        return key
     }
 }
 

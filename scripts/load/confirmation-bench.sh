@@ -17,6 +17,8 @@ pairs="${4:-1}"
 per_run="${HERALD_BENCH_BODIES:-150000}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$root/scripts/load/herald-dev.sh"
+source "$root/scripts/load/fake-apns.sh"
+source "$root/scripts/load/serve-node.sh"
 [[ "$backend" == sqlite || "$backend" == postgres ]] || { echo "BACKEND is sqlite or postgres" >&2; exit 64; }
 command -v wrk > /dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-confirmation-bench.XXXXXX")"
@@ -32,28 +34,10 @@ if [[ "$backend" == postgres ]]; then
     server_url="$("$root/scripts/postgres/cluster.sh" start "$work/postgres")"
 fi
 
-"$herald_dev" fake-apns --port 0 --folder "$work/apns" > "$work/fake.log" 2>&1 &
-fake=$!
-for _ in $(seq 1 100); do grep -q "^fake APNs listening" "$work/fake.log" && break; sleep 0.1; done
-apns_url="$(sed -n 's/^fake APNs listening on //p' "$work/fake.log")"
-apns=(--apns-key-file "$work/apns/AuthKey.p8" --apns-key-id FAKEKEY001 --apns-team-id FAKETEAM01
-    --apns-topic org.example.herald --apns-host "$apns_url" --apns-sandbox-host "$apns_url"
-    --apns-ca-file "$work/apns/ca.pem")
+start_fake_apns "$work/apns" "$work/fake.log"
 
-# serve NAME DATABASE CONFIRMATION: starts a node, prints its URL.
-serve() {
-    "$herald" serve --port 0 --database "$2" --audience herald-bench --rate-limit 0 --log-level error \
-        --setup-confirmation "$3" "${apns[@]}" > "$work/$1.out" 2> "$work/$1.err" &
-    echo $! > "$work/$1.pid"
-    for _ in $(seq 1 200); do
-        url="$(sed -n 's/^herald listening on \(http:[^ ]*\) .*/\1/p' "$work/$1.out")"
-        [[ -n "$url" ]] && { echo "$url"; return; }
-        sleep 0.1
-    done
-    echo "node $1 did not start:" >&2
-    cat "$work/$1.err" >&2
-    exit 1
-}
+# serve NAME DATABASE CONFIRMATION: a node sending to the fake APNs, its URL.
+serve() { serve_node "$1" "$2" --setup-confirmation "$3" "${apns[@]}"; }
 
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"; }
 postgres_cpu() { [[ "$backend" == postgres ]] && "$root/scripts/load/pg-cpu.sh" "$work/postgres" || echo 0; }

@@ -14,6 +14,7 @@ seconds="${2:-10}"
 per_run="${HERALD_BENCH_BODIES:-150000}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$root/scripts/load/herald-dev.sh"
+source "$root/scripts/load/serve-node.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-nodes-bench.XXXXXX")"
 cleanup() {
     [[ -f "$work/pids" ]] && kill $(cat "$work/pids") 2> /dev/null || true
@@ -28,21 +29,8 @@ server_url="$("$root/scripts/postgres/cluster.sh" start "$work/postgres")"
 admin() { psql "$server_url" -v ON_ERROR_STOP=1 -Atq -c "$1"; }
 database_url() { echo "${server_url/\/herald\?//$1?}"; }
 
-# serve NAME DATABASE: starts a node, prints its URL.
-serve() {
-    "$herald" serve --port 0 --database "$2" --audience herald-bench --rate-limit 0 --log-level error \
-        --setup-confirmation false > "$work/$1.out" 2> "$work/$1.err" &
-    echo $! >> "$work/pids"
-    echo $! > "$work/$1.pid"
-    for _ in $(seq 1 200); do
-        url="$(sed -n 's/^herald listening on \(http:[^ ]*\) .*/\1/p' "$work/$1.out")"
-        [[ -n "$url" ]] && { echo "$url"; return; }
-        sleep 0.1
-    done
-    echo "node $1 did not start:" >&2
-    cat "$work/$1.err" >&2
-    exit 1
-}
+# serve NAME DATABASE: a node without the setup confirmation (registrations alone), its URL.
+serve() { serve_node "$1" "$2" --setup-confirmation false; }
 
 # Bodies signed once for the audience every node shares; each run takes fresh ones (a replay is a 409).
 echo "signing bodies…" >&2

@@ -18,6 +18,7 @@ concurrency="${3:-100}"
 backend="${4:-sqlite}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$root/scripts/load/herald-dev.sh"
+source "$root/scripts/load/fake-apns.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-push-bench.XXXXXX")"
 cleanup() {
     kill $(jobs -p) 2> /dev/null || true
@@ -44,14 +45,7 @@ if [[ "$backend" == postgres* ]]; then
     commits_before="$(psql "$database" -Atq -c "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")"
     postgres_cpu_before="$("$root/scripts/load/pg-cpu.sh" "$work/postgres")"
 fi
-"$herald_dev" fake-apns --port 0 --folder "$work/apns" > "$work/fake.log" 2>&1 &
-fake=$!
-for _ in $(seq 1 100); do grep -q "^fake APNs listening" "$work/fake.log" && break; sleep 0.1; done
-apns_url="$(sed -n 's/^fake APNs listening on //p' "$work/fake.log")"
-
-apns=(--apns-key-file "$work/apns/AuthKey.p8" --apns-key-id FAKEKEY001 --apns-team-id FAKETEAM01
-    --apns-topic org.example.herald --apns-host "$apns_url" --apns-sandbox-host "$apns_url"
-    --apns-ca-file "$work/apns/ca.pem")
+start_fake_apns "$work/apns" "$work/fake.log"
 started="$(date +%s.%N)"
 servers=()
 if [[ "$backend" == upstream ]]; then

@@ -15,22 +15,25 @@ struct ClaimCursor {
     let rescanEvery: Duration
     private var position: OutboxPosition?
     private var nextRescan: ContinuousClock.Instant?
+    /// What the claim under way asked for: fewer back means nothing more was due past the position.
+    private var asked = 0
 
     init(rescanEvery: Duration = Self.defaultRescan) {
         self.rescanEvery = rescanEvery
     }
 
-    /// The position the claim starting `now` begins after; nil: the start of the outbox.
-    mutating func start(at now: ContinuousClock.Instant) -> OutboxPosition? {
+    /// The position the claim of at most `limit` starting `now` begins after; nil: the start of the outbox.
+    mutating func start(at now: ContinuousClock.Instant, limit: Int) -> OutboxPosition? {
+        asked = limit
         if let nextRescan, now < nextRescan { return position }
         nextRescan = now + rescanEvery
         position = nil
         return nil
     }
 
-    /// A claim of at most `limit` answered `claimed`.
-    mutating func claimed(_ claimed: [QueuedPush], limit: Int) {
-        guard claimed.count >= limit, let last = claimed.map(\.position).max() else {
+    /// The claim started last answered `claimed`.
+    mutating func claimed(_ claimed: [QueuedPush]) {
+        guard claimed.count >= asked, let last = claimed.lazy.map(\.position).max() else {
             position = nil
             return
         }

@@ -58,7 +58,6 @@ public struct PushOutboxService: Service {
                 claimFailuresPerLog: Self.claimFailuresPerLog, pausesAfterShortClaims: true)
             var ready = ReadyPushes()
             var cursor = ClaimCursor()
-            var claimLimit = 0
             var action = lane.start()
             while true {
                 perform(action, platforms: platforms, ready: &ready, in: &group)
@@ -71,8 +70,7 @@ public struct PushOutboxService: Service {
                 }
                 switch action.next {
                 case .claim(let limit):
-                    claimLimit = limit
-                    let after = cursor.start(at: .now)
+                    let after = cursor.start(at: .now, limit: limit)
                     group.addTask {
                         // Unstructured, so that shutdown cannot interrupt a claim whose rows are taken.
                         do {
@@ -96,7 +94,7 @@ public struct PushOutboxService: Service {
                     case .event(let event):
                         action = lane.handle(event)
                     case .claimed(let due, let answeredAt):
-                        cursor.claimed(due, limit: claimLimit)
+                        cursor.claimed(due)
                         ready.append(due, readySince: answeredAt)
                         action = lane.claimed(due.count)
                     case .claimFailed(let error):
