@@ -74,6 +74,9 @@ let package = Package(
             name: "HeraldStore",
             dependencies: [
                 "HeraldCore",
+                // Only to answer a writer's waiters on their own event loop (WaiterHome).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // Each backend is a Service: it runs while the server does and closes at its end.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -89,9 +92,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-                // Only to answer a writer's waiters on their own event loop (WaiterHome).
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings

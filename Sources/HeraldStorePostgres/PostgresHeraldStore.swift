@@ -22,6 +22,9 @@ public final class PostgresHeraldStore: HeraldStore {
     /// How long a call may wait for the database before it is answered `unavailable` (the connect
     /// timeout: while the server is down, postgres-nio would queue it for a minute).
     let answerTimeout: Duration
+    /// Answers callers `unavailable` once `answerTimeout` passed (the writer's, and `perform`'s), one
+    /// timer for them all.
+    private let answers: DeadlineWatch
 
     private init(
         url: PostgresURL, client: PostgresClient, runTask: Task<Void, Never>, lanes: Int, answerTimeout: Duration,
@@ -29,6 +32,7 @@ public final class PostgresHeraldStore: HeraldStore {
     ) {
         self.url = url
         self.answerTimeout = answerTimeout
+        answers = DeadlineWatch(tick: DeadlineWatch.tick(for: answerTimeout))
         self.client = client
         self.runTask = runTask
         self.logger = logger
@@ -136,8 +140,10 @@ public final class PostgresHeraldStore: HeraldStore {
     private func write(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
         guard !closed.load(ordering: .acquiring) else { throw StoreError.storeClosed }
         let within = write.isBroadcast ? max(answerTimeout, PostgresWriter.broadcastTimeout) : answerTimeout
-        return try await Deadline.race(within: within, late: late(within: within)) { [writer] in
-            try await writer.submit(write)
+        // Queued, a write cannot be taken back: one answered late may still be stored, as the answer says.
+        return try await answers.answer(within: within, late: late(within: within)) { answer in
+            writer.submit(write, answer: answer)
+            return nil
         }
     }
 
@@ -245,19 +251,28 @@ public final class PostgresHeraldStore: HeraldStore {
     @discardableResult
     func perform<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         guard !closed.load(ordering: .acquiring) else { throw StoreError.storeClosed }
-        return try await Deadline.race(within: answerTimeout, late: late) { [url] in
-            var runs = 0
-            while true {
-                runs += 1
-                do {
-                    return try await work()
-                } catch let error as StoreError {
-                    throw error
-                } catch  where PostgresErrors.isTransient(error) && runs <= PostgresWriter.transientRetries {
-                    continue
-                } catch {
-                    throw PostgresErrors.storeError("PostgreSQL at \(url): ", error)
-                }
+        // The work runs in a task of its own: a lease postgres-nio never hands out must not hold the caller.
+        // Cancelled when late, the work leaves postgres-nio's queue of leases.
+        return try await answers.answer(within: answerTimeout, late: late) { [url] answer in
+            let task = Task { answer.resume(with: await Self.retryingTransient(work, url: url)) }
+            return { task.cancel() }
+        }
+    }
+
+    private static func retryingTransient<T: Sendable>(
+        _ work: @Sendable () async throws -> T, url: PostgresURL
+    ) async -> Result<T, any Error> {
+        var runs = 0
+        while true {
+            runs += 1
+            do {
+                return .success(try await work())
+            } catch let error as StoreError {
+                return .failure(error)
+            } catch  where PostgresErrors.isTransient(error) && runs <= PostgresWriter.transientRetries {
+                continue
+            } catch {
+                return .failure(PostgresErrors.storeError("PostgreSQL at \(url): ", error))
             }
         }
     }

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Logging
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -65,10 +66,11 @@ final class PostgresWriter: Sendable {
         statistics = WriterStatistics(lanes: self.lanes.count)
     }
 
-    func submit(_ write: PostgresWrite) async throws -> PostgresWriteOutcome {
+    /// Queues `write`; `answer` is resumed once its batch committed or failed.
+    func submit(_ write: PostgresWrite, answer: OneAnswer<PostgresWriteOutcome>) {
         let choice = write.isBroadcast ? broadcastLanes : lanes
         let lane = choice[Int(UInt64(bitPattern: walletLockKey(write.signer)) % UInt64(choice.count))]
-        return try await lane.submit(write) { [self] batch in await commit(batch) }
+        lane.submit(write, answer: answer) { [self] batch in await commit(batch) }
     }
 
     /// Finishes every batch submitted, then refuses new writes.
@@ -97,7 +99,10 @@ final class PostgresWriter: Sendable {
                 // Only now, committed, do the keys count as stored.
                 knownKeys.insert(keys)
                 statistics.answered(submitted: batch.lazy.map(\.submitted))
-                for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
+                WaiterHome.deliver(
+                    zip(batch, outcomes).map { pending, outcome in
+                        (pending.home, { pending.answer.resume(returning: outcome) })
+                    })
                 return
             } catch BatchFailure.rolledBack(let error) {
                 if PostgresErrors.isTransient(error) && runs <= Self.transientRetries {
@@ -133,7 +138,7 @@ final class PostgresWriter: Sendable {
             failure = PostgresErrors.storeError("write failed: ", error)
         }
         statistics.answered(submitted: batch.lazy.map(\.submitted))
-        for pending in batch { pending.continuation.resume(throwing: failure) }
+        WaiterHome.deliver(batch.map { pending in (pending.home, { pending.answer.resume(throwing: failure) }) })
     }
 
     private enum BatchFailure: Error {
@@ -197,7 +202,9 @@ final class PostgresWriter: Sendable {
 final class WriteLane: Sendable {
     struct Pending: Sendable {
         let write: PostgresWrite
-        let continuation: CheckedContinuation<PostgresWriteOutcome, any Error>
+        let answer: OneAnswer<PostgresWriteOutcome>
+        /// The event loop its caller waits on, answered there (`WaiterHome`).
+        let home: (any EventLoop)?
         /// When it was submitted (`WriterStatistics.now()`).
         let submitted: UInt64
     }
@@ -212,22 +219,22 @@ final class WriteLane: Sendable {
     private let state = Mutex(State())
 
     func submit(
-        _ write: PostgresWrite, commit: @escaping @Sendable ([Pending]) async -> Void
-    ) async throws -> PostgresWriteOutcome {
-        try await withCheckedThrowingContinuation { continuation in
-            let start: Bool? = state.withLock { state in
-                guard !state.closed else { return nil }
-                state.pending.append(
-                    Pending(write: write, continuation: continuation, submitted: WriterStatistics.now()))
-                if state.draining { return false }
-                state.draining = true
-                return true
-            }
-            switch start {
-            case nil: continuation.resume(throwing: StoreError.storeClosed)
-            case true?: Task { await self.drain(commit) }
-            case false?: break
-            }
+        _ write: PostgresWrite, answer: OneAnswer<PostgresWriteOutcome>,
+        commit: @escaping @Sendable ([Pending]) async -> Void
+    ) {
+        let pending = Pending(
+            write: write, answer: answer, home: WaiterHome.current(), submitted: WriterStatistics.now())
+        let start: Bool? = state.withLock { state in
+            guard !state.closed else { return nil }
+            state.pending.append(pending)
+            if state.draining { return false }
+            state.draining = true
+            return true
+        }
+        switch start {
+        case nil: answer.resume(throwing: StoreError.storeClosed)
+        case true?: Task { await self.drain(commit) }
+        case false?: break
         }
     }
 

@@ -19,6 +19,8 @@ public struct PushOutboxService: Service {
     let mapping: QueuedPushMapping
     /// How long a claimed push may wait for a send slot; nil: the lease is too short to claim ahead.
     let holdLimit: Duration?
+    /// Answers a send that outlived `push.sendDeadline`: one timer for every lane's sends.
+    private let sendWatch: DeadlineWatch
 
     public init(
         state: ServerState, providers: PushProviders, batchSize: Int? = nil, idlePoll: Duration = .seconds(1)
@@ -31,6 +33,7 @@ public struct PushOutboxService: Service {
             mode: state.configuration.push.content, maxAgeSeconds: state.configuration.push.maxAgeSeconds)
         holdLimit = ReadyPushes.holdLimit(
             leaseSeconds: state.configuration.push.leaseSeconds, sendDeadline: state.configuration.push.sendDeadline)
+        sendWatch = DeadlineWatch(tick: DeadlineWatch.tick(for: state.configuration.push.sendDeadline))
     }
 
     public func run() async throws {
@@ -230,7 +233,8 @@ public struct PushOutboxService: Service {
     /// Sends one push, unless its binding is gone (unregistered, or its token died): then it is dropped.
     /// The send is answered within `pushSendDeadline`, which ends before the claim's lease does: a send
     /// still under way when the lease ran out would let this node or another claim the push again and
-    /// send it twice. One that runs out of time is retried as a network error.
+    /// send it twice. One that runs out of time is retried as a network error. The send runs in a task
+    /// of its own, so that one that never ends cannot hold its lane's answer.
     private func deliver(_ push: QueuedPush) async -> Delivery {
         let provider = providers.provider(for: push.platform)
         guard push.bound else { return Delivery(push: push, provider: provider.name, outcome: nil, duration: .zero) }
@@ -245,8 +249,9 @@ public struct PushOutboxService: Service {
         let deadline = state.configuration.push.sendDeadline
         let outcome: PushDelivery
         do {
-            outcome = try await Deadline.race(within: deadline, late: { SendTimedOut() }) {
-                await provider.deliver(message)
+            outcome = try await sendWatch.answer(within: deadline, late: { SendTimedOut() }) { answer in
+                let send = Task { answer.resume(returning: await provider.deliver(message)) }
+                return { send.cancel() }
             }
         } catch {
             outcome = .retryable(reason: "no answer within \(deadline.components.seconds) s", retryAfter: nil)
