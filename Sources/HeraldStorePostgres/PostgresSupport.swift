@@ -82,6 +82,25 @@ extension AsyncSequence {
     }
 }
 
+/// A transaction's advisory locks of some wallets (`walletLockKey`), taken in key order. Prepared: every
+/// write batch begins with it, and unprepared it was parsed and planned again each time.
+struct WalletLocksStatement: PostgresPreparedStatement {
+    static let name = "herald_lock_wallets"
+    static let sql = """
+        SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest($1::bigint[]) AS t(k) ORDER BY k) s
+        """
+
+    let keys: [Int64]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(keys)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int64 { try Columns(row).int(0) }
+}
+
 /// The advisory lock key of a wallet: its first 8 bytes (an address is a hash, so these are as good as
 /// any hash of it). Writes lock their signer with it, so that the binding limit's count and the insert
 /// that follows are one step across every node.

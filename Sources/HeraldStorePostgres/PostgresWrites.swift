@@ -108,10 +108,7 @@ struct PostgresWriteSQL {
     static func lock(_ wallets: [EthereumAddress], on connection: PostgresConnection, logger: Logger) async throws {
         let keys = Array(Set(wallets.map(walletLockKey))).sorted()
         guard !keys.isEmpty else { return }
-        try await connection.query(
-            """
-            SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest(\(keys)::bigint[]) AS t(k) ORDER BY k) s
-            """, logger: logger)
+        _ = try await connection.execute(WalletLocksStatement(keys: keys), logger: logger).collected()
     }
 
     /// A device change. A register goes through `applyRegistrations`, alone as in a batch. An unregister
