@@ -59,10 +59,13 @@ public final class SQLiteHeraldStore: HeraldStore {
             // synchronous = NORMAL on the writer's connection (the one that commits).
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = FULL")
-                // 64 MiB of page cache for the one connection that writes (SQLite's default is 2 MiB): a
-                // broadcast to a million subscribers walks indexes of tens of megabytes, and with the
-                // default every page it revisits was read again from the file (5.9 s against 6.3 s).
-                try db.execute(sql: "PRAGMA cache_size = -65536")
+                // 8 MiB of page cache for the one connection that writes (SQLite's default is 2 MiB: a
+                // broadcast to a million subscribers read the pages it revisits again from the file). Not
+                // more: a commit after a b-tree split walks the whole cache. The split renumbers pages
+                // through the number past 1 GiB (SQLite's pending-byte page), and the commit's truncation
+                // to the file's size then visits every hash slot and cached page; with 64 MiB that was
+                // 7% of a node's CPU delivering pushes (docs/benchmarks.md, "The writer's page cache").
+                try db.execute(sql: "PRAGMA cache_size = -8192")
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerBackstopPages)")
             }
             try Self.migrate(pool, logger: logger)
