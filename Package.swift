@@ -298,6 +298,7 @@ let package = Package(
                 "HeraldRelay", "HeraldCore", "HeraldTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             swiftSettings: strictSettings
         ),

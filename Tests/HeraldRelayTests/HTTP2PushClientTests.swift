@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldTesting
 import Logging
 import NIOCore
+import NIOHPACK
 import Testing
 
 @testable import HeraldRelay
@@ -200,5 +201,51 @@ import Testing
         #expect(!HTTP2ExchangeHandler.isConnectionSpecific("apns-topic"))
         #expect(HTTP2ExchangeHandler.lowercased("Content-Encoding") == "content-encoding")
         #expect(HTTP2ExchangeHandler.lowercased("ttl") == "ttl")
+    }
+
+    /// Fifty APNs requests through one connection's HPACK encoder: with what changes per request kept out of
+    /// the dynamic table, the bearer token stays in it and every block after the first is small; with
+    /// everything indexed (the way it was), the token is evicted and sent in full again.
+    @Test func valuesThatChangePerRequestDoNotEvictTheBearerTokenFromTheHeaderTable() throws {
+        let token = "bearer " + String(repeating: "e", count: 300)
+        func request(_ index: Int) -> (PushHTTPRequest, path: String) {
+            let deviceToken = String(format: "%064x", index)
+            let request = PushHTTPRequest(
+                url: "https://api.push.apple.com/3/device/" + deviceToken,
+                headers: [
+                    ("authorization", token), ("apns-topic", "org.example.herald"), ("apns-push-type", "alert"),
+                    ("apns-priority", "10"), ("apns-expiration", String(1_800_000_000 + index)),
+                    ("apns-id", UUID().uuidString.lowercased()), ("content-type", "application/json"),
+                ],
+                body: Array(repeating: UInt8(ascii: "x"), count: 100 + index))
+            return (request, "/3/device/" + deviceToken)
+        }
+        func blockSizes(_ headers: (PushHTTPRequest, String) -> HPACKHeaders) throws -> [Int] {
+            var encoder = HPACKEncoder(allocator: ByteBufferAllocator())
+            return try (0..<50).map { index in
+                let (request, path) = request(index)
+                var buffer = ByteBuffer()
+                try encoder.encode(headers: headers(request, path), to: &buffer)
+                return buffer.readableBytes
+            }
+        }
+        let sent = try blockSizes { HTTP2ExchangeHandler.headers(of: $0, path: $1, authority: "api.push.apple.com") }
+        #expect(sent[0] > 200, "the first block carries the token")
+        #expect(sent.dropFirst().allSatisfy { $0 < 150 }, "\(sent)")
+        let allIndexed = try blockSizes { request, path in
+            var headers = HPACKHeaders()
+            for (name, value, _) in HTTP2ExchangeHandler.headers(
+                of: request, path: path, authority: "api.push.apple.com")
+            {
+                headers.add(name: name, value: value)
+            }
+            return headers
+        }
+        #expect(allIndexed.dropFirst().contains { $0 > 200 }, "\(allIndexed)")
+        let changing = HTTP2ExchangeHandler.headers(of: request(0).0, path: request(0).path, authority: "a")
+        for (name, _, indexing) in changing {
+            let perRequest = [":path", "apns-id", "apns-expiration", "content-length"].contains(name)
+            #expect(indexing == (perRequest ? .nonIndexable : .indexable), "\(name)")
+        }
     }
 }
