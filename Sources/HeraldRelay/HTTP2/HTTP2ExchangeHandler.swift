@@ -251,7 +251,6 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         for exchange in all.values { exchange.promise.fail(error) }
     }
 
-    /// Headers HTTP/2 forbids (RFC 9113 §8.2.2) or carries as pseudo-headers.
     /// A request's header block. Values that change with every request (the path, which holds an APNs
     /// device token or a Web Push subscription, a message's id and expiry, the body's length) are sent
     /// as literals kept out of HPACK's dynamic table (RFC 7541 §6.2.2). Entered into it, each APNs push
@@ -278,6 +277,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
     /// Header names whose values are new with (almost) every request.
     static let changesPerRequest: Set<String> = ["apns-id", "apns-expiration", "apns-collapse-id"]
 
+    /// Headers HTTP/2 forbids (RFC 9113 §8.2.2) or carries as pseudo-headers.
     static func isConnectionSpecific(_ name: String) -> Bool {
         switch lowercased(name) {
         case "connection", "host", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length":
