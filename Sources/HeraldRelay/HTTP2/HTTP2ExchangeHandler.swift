@@ -265,8 +265,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         headers.add(name: ":path", value: path, indexing: .nonIndexable)
         for (name, value) in request.headers where !isConnectionSpecific(name) {
             let name = lowercased(name)
-            headers.add(
-                name: name, value: value, indexing: changesPerRequest.contains(name) ? .nonIndexable : .indexable)
+            headers.add(name: name, value: value, indexing: changesPerRequest(name) ? .nonIndexable : .indexable)
         }
         if !request.body.isEmpty {
             headers.add(name: "content-length", value: String(request.body.count), indexing: .nonIndexable)
@@ -274,8 +273,14 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         return headers
     }
 
-    /// Header names whose values are new with (almost) every request.
-    static let changesPerRequest: Set<String> = ["apns-id", "apns-expiration", "apns-collapse-id"]
+    /// Whether a (lowercase) header's value is new with (almost) every request. A switch, as
+    /// `isConnectionSpecific` below: a set would hash every header name of every push.
+    static func changesPerRequest(_ name: String) -> Bool {
+        switch name {
+        case "apns-id", "apns-expiration", "apns-collapse-id": true
+        default: false
+        }
+    }
 
     /// Headers HTTP/2 forbids (RFC 9113 §8.2.2) or carries as pseudo-headers.
     static func isConnectionSpecific(_ name: String) -> Bool {
