@@ -77,13 +77,17 @@ enum PostgresMigrator {
     }
 
     /// A migration's statements, one at a time (the extended protocol runs one per query). A statement
-    /// ends with a line ending in `;` that is not a comment; the migrations hold no function bodies.
+    /// ends with a line ending in `;` that is not a comment, outside a function's body (between `$$`s).
     static func statements(of sql: String) -> [String] {
         var statements: [String] = []
         var current: [Substring] = []
+        var inBody = false
         for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
             current.append(line)
-            if isCode(line) && line.last(where: { !$0.isWhitespace }) == ";" {
+            if isCode(line) && line.split(separator: "$$", omittingEmptySubsequences: false).count.isMultiple(of: 2) {
+                inBody.toggle()
+            }
+            if !inBody && isCode(line) && line.last(where: { !$0.isWhitespace }) == ";" {
                 statements.append(current.joined(separator: "\n"))
                 current = []
             }

@@ -3,7 +3,7 @@ import HeraldStore
 import PostgresNIO
 
 /// Registrations in two round trips however many: a batch's registrations of distinct wallets together, or
-/// one alone. One prepared statement reads every one's facts (array parameters, under the batch's locks),
+/// one alone. One prepared statement takes the batch's locks and reads every one's facts (array parameters),
 /// `DeviceChangePlanner` decides each as it would alone, and one more writes every plan (nonces with their
 /// answers, bindings, setup confirmations, keys). Distinct wallets keep each registration's facts its own:
 /// nothing one of them writes changes what another read. A nonce another node spent meanwhile (its insert
@@ -20,13 +20,17 @@ extension PostgresWriteSQL {
         }
     }
 
-    mutating func applyRegistrations(_ changes: [DeviceChange]) async throws -> [DeviceChangeOutcome] {
+    /// `lockKeys`: the batch's advisory locks, taken before the facts are read; none when they are held.
+    mutating func applyRegistrations(
+        _ changes: [DeviceChange], locking lockKeys: [Int64] = []
+    ) async throws -> [DeviceChangeOutcome] {
         let nonces = changes.map {
             NonceSpend(
                 signer: $0.wallet, nonce: $0.nonce, operation: $0.operation, retainedUntil: $0.nonceRetainedUntil)
         }
         let facts = try await connection.execute(
-            RegistrationFactsStatement(changes: changes, digests: nonces.map(\.digest.bytes)), logger: logger
+            RegistrationFactsStatement(lockKeys: lockKeys, changes: changes, digests: nonces.map(\.digest.bytes)),
+            logger: logger
         ).collected()
         guard facts.count == changes.count else {
             throw StoreError("the batched binding facts returned \(facts.count) rows for \(changes.count)")
@@ -72,26 +76,22 @@ extension PostgresWriteSQL {
     }
 }
 
-/// Every registration's facts: the spent nonce's kept row, whether the binding exists, how many the wallet
-/// holds, in the order given.
+/// Takes the advisory locks `lockKeys` (none when the batch holds them already) and reads every
+/// registration's facts, in one round trip: the spent nonce's kept row, whether the binding exists, how many
+/// the wallet holds, in the order given. Migration 0014's function: in a VOLATILE function the facts' query
+/// takes its snapshot once the locks are held, so it sees every transaction that held one of them before,
+/// as a statement after a separate lock statement did (the binding limit across nodes).
 struct RegistrationFactsStatement: PostgresPreparedStatement {
-    static let name = "herald_registration_facts"
-    static let sql = """
-        SELECT n.digest IS NOT NULL, n.operation, n.answer,
-               EXISTS (SELECT 1 FROM bindings b
-                       WHERE b.wallet = r.wallet AND b.platform = r.platform AND b.device_token = r.token),
-               (SELECT count(*) FROM bindings b WHERE b.wallet = r.wallet)
-        FROM unnest($1::bytea[], $2::text[], $3::text[], $4::bytea[]) WITH ORDINALITY
-             AS r(wallet, platform, token, digest, position)
-        LEFT JOIN nonces n ON n.digest = r.digest
-        ORDER BY r.position
-        """
+    static let name = "herald_registration_facts_locked"
+    static let sql = "SELECT * FROM herald_registration_facts($1, $2, $3, $4, $5)"
 
+    let lockKeys: [Int64]
     let changes: [DeviceChange]
     let digests: [[UInt8]]
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(lockKeys)
         bindings.append(changes.map { bytea($0.wallet) })
         bindings.append(changes.map(\.platform.rawValue))
         bindings.append(changes.map(\.deviceToken))

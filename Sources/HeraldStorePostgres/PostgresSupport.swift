@@ -82,6 +82,25 @@ extension AsyncSequence {
     }
 }
 
+/// A write batch's `BEGIN` and `COMMIT`, prepared: as plain queries each was parsed and described again on
+/// both sides at every batch (two of a registration batch's four round trips).
+struct BeginStatement: PostgresPreparedStatement {
+    typealias Row = ()
+    static let name = "herald_begin"
+    static let sql = "BEGIN"
+    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+
+/// See `BeginStatement`.
+struct CommitStatement: PostgresPreparedStatement {
+    typealias Row = ()
+    static let name = "herald_commit"
+    static let sql = "COMMIT"
+    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+
 /// A transaction's advisory locks of some wallets (`walletLockKey`), taken in key order. Prepared: every
 /// write batch begins with it, and unprepared it was parsed and planned again each time.
 struct WalletLocksStatement: PostgresPreparedStatement {

@@ -159,11 +159,10 @@ final class PostgresWriter: Sendable {
             var outcomes: [PostgresWriteOutcome] = []
             outcomes.reserveCapacity(writes.count)
             do {
-                try await connection.query("BEGIN", logger: logger)
-                try await sql.lockSigners(of: writes)
+                _ = try await connection.execute(BeginStatement(), logger: logger)
                 var answered = [PostgresWriteOutcome?](repeating: nil, count: writes.count)
                 // Registrations of wallets with no other write here share the two statements one takes
-                // alone; the rest run one by one, in order.
+                // alone, the first of which takes the whole batch's locks; the rest run one by one, in order.
                 let registrations = PostgresWriteSQL.batchableRegistrations(in: writes)
                 if registrations.count >= 2 {
                     let changes = registrations.compactMap { index -> DeviceChange? in
@@ -171,9 +170,13 @@ final class PostgresWriter: Sendable {
                         return nil
                     }
                     batched.add(changes.count, ordering: .relaxed)
-                    for (index, outcome) in zip(registrations, try await sql.applyRegistrations(changes)) {
+                    let registered = try await sql.applyRegistrations(
+                        changes, locking: PostgresWriteSQL.lockKeys(of: writes))
+                    for (index, outcome) in zip(registrations, registered) {
                         answered[index] = .device(outcome)
                     }
+                } else {
+                    try await sql.lockSigners(of: writes)
                 }
                 for (index, write) in writes.enumerated() {
                     if let outcome = answered[index] {
@@ -188,7 +191,7 @@ final class PostgresWriter: Sendable {
                 throw BatchFailure.rolledBack(error)
             }
             do {
-                try await connection.query("COMMIT", logger: logger)
+                _ = try await connection.execute(CommitStatement(), logger: logger)
             } catch {
                 throw BatchFailure.commitFailed(error)
             }

@@ -103,10 +103,17 @@ struct PostgresWriteSQL {
         try await Self.lock(writes.flatMap(\.lockedWallets), on: connection, logger: logger)
     }
 
+    /// The advisory lock keys of the batch's signers, in the order they are taken.
+    static func lockKeys(of writes: [PostgresWrite]) -> [Int64] { lockKeys(of: writes.flatMap(\.lockedWallets)) }
+
+    private static func lockKeys(of wallets: [EthereumAddress]) -> [Int64] {
+        Array(Set(wallets.map(walletLockKey))).sorted()
+    }
+
     /// Takes the transaction's advisory locks of `wallets`, in key order, so that two transactions taking
     /// several never wait on each other in a cycle.
     static func lock(_ wallets: [EthereumAddress], on connection: PostgresConnection, logger: Logger) async throws {
-        let keys = Array(Set(wallets.map(walletLockKey))).sorted()
+        let keys = lockKeys(of: wallets)
         guard !keys.isEmpty else { return }
         _ = try await connection.execute(WalletLocksStatement(keys: keys), logger: logger).collected()
     }

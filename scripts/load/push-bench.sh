@@ -104,7 +104,8 @@ if [[ "$backend" == postgres* ]]; then
         SELECT round(sum(calls)::numeric / $pushes, 3), round(($commits - $commits_before)::numeric / $pushes, 4)
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" |
         while read -r statements commits; do
-            echo "  PostgreSQL per push delivered: $statements statements, $commits transactions," \
+            # A write batch's prepared BEGIN and COMMIT are not in pg_stat_statements.
+            echo "  PostgreSQL per push delivered: $statements statements (BEGIN, COMMIT aside), $commits transactions," \
                 "$(per_push "($("$root/scripts/load/pg-cpu.sh" "$work/postgres") - $postgres_cpu_before)") µs of CPU" \
                 "(the last second idle included)"
         done

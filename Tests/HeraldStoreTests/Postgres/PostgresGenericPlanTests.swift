@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HeraldStorePostgres
@@ -18,7 +19,7 @@ struct PostgresGenericPlanTests {
     }
 
     static let statements = [
-        Statement(name: RegistrationFactsStatement.name, sql: RegistrationFactsStatement.sql),
+        Statement(name: "registration facts (migration 0014's query)", sql: registrationFactsQuery),
         Statement(name: RegistrationWriteStatement.name, sql: RegistrationWriteStatement.sql),
         Statement(name: UnregisterStatement.name, sql: UnregisterStatement.sql),
         Statement(name: ClaimDuePushesStatement.name, sql: ClaimDuePushesStatement.sql),
@@ -27,6 +28,22 @@ struct PostgresGenericPlanTests {
         Statement(name: PublicKeyStatement.name, sql: PublicKeyStatement.sql),
         Statement(name: "drop queued read-sync pushes", sql: PostgresWriteSQL.dropQueuedReadSync),
     ]
+
+    /// The query of migration 0014's function, which a registration batch calls after its locks, as a
+    /// statement of its own (the function's arguments as parameters): PL/pgSQL keeps a plan for it by the
+    /// same rules as a prepared statement's.
+    static let registrationFactsQuery: String = {
+        let function = PostgresMigrations.registrationFactsSQL
+        let query = function.components(separatedBy: "RETURN QUERY").last?.prefix { $0 != ";" } ?? ""
+        return query.replacingOccurrences(
+            of: "unnest(wallets, platforms, tokens, digests)",
+            with: "unnest($1::bytea[], $2::text[], $3::text[], $4::bytea[])")
+    }()
+
+    @Test func theRegistrationFactsQueryIsTheFunctions() {
+        #expect(Self.registrationFactsQuery.contains("unnest($1::bytea[], $2::text[], $3::text[], $4::bytea[])"))
+        #expect(Self.registrationFactsQuery.contains("LEFT JOIN nonces"))
+    }
 
     /// A young table is analyzed once it holds twice the rows its statistics say (1,000 at least), and the
     /// statements reading it are planned again with indexes; a table that has not grown is left alone.
@@ -51,7 +68,7 @@ struct PostgresGenericPlanTests {
                 try await database.integers("SELECT reltuples::bigint FROM pg_class WHERE relname = 'nonces'") == [
                     5_000
                 ])
-            let plan = try await database.genericPlan(of: RegistrationFactsStatement.sql)
+            let plan = try await database.genericPlan(of: Self.registrationFactsQuery)
             #expect(Self.wholeTableScans(in: plan).isEmpty, "\(plan.joined(separator: "\n"))")
             let again = try await freshness.analyzeGrownTables()
             #expect(again == [])

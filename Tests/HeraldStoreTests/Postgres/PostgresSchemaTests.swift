@@ -62,5 +62,10 @@ import Testing
             #expect(statements.allSatisfy { $0.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix(";") })
         }
         #expect(PostgresMigrator.statements(of: "-- a\nCREATE TABLE t (\n  a int -- x\n);\n\nSELECT 1;").count == 2)
+        // A function's body ends no statement.
+        let function =
+            "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$\nBEGIN\n  PERFORM 1;\n  RETURN 2;\nEND\n$$;"
+        let split = PostgresMigrator.statements(of: function + "\nSELECT 1;")
+        #expect(split == [function, "SELECT 1;"])
     }
 }

@@ -89,6 +89,36 @@ struct SeveralNodesTests {
         }
     }
 
+    /// The same for batches: a node's registrations of several wallets take their locks and read their
+    /// counts in one statement (migration 0014's function), whose count must still see what the other node
+    /// committed under those locks. Each round registers a new token for every wallet on both nodes at once.
+    @Test func theBindingLimitHoldsWhenTwoNodesRegisterBatchesForTheSameWallets() async throws {
+        try await TestDatabase.with { database in
+            let nodes = [try await database.open(), try await database.open()]
+            let wallets = (0..<8).map(Fixtures.subscriber)
+            var outcomes: [DeviceChangeOutcome] = []
+            for round in 0..<6 {
+                outcomes += try await withThrowingTaskGroup(of: DeviceChangeOutcome.self) { group in
+                    for (walletIndex, key) in wallets.enumerated() {
+                        for (nodeIndex, node) in nodes.enumerated() {
+                            let index = (round * wallets.count + walletIndex) * nodes.count + nodeIndex
+                            group.addTask {
+                                try await node.apply(
+                                    Fixtures.change(
+                                        key: key, token: Fixtures.token(index), nonce: UInt64(index), max: 5))
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            #expect(outcomes.filter { $0 == .registered(created: true) }.count == 5 * wallets.count)
+            #expect(outcomes.filter { $0 == .overLimit }.count == 7 * wallets.count)
+            let counts = try await database.integers("SELECT count(*) FROM bindings GROUP BY wallet")
+            #expect(counts == Array(repeating: 5, count: wallets.count))
+        }
+    }
+
     @Test func twoNodesClaimingAtOnceNeverGetTheSamePush() async throws {
         try await TestDatabase.with { database in
             let a = try await database.open()
