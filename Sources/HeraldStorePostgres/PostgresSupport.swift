@@ -101,8 +101,9 @@ struct CommitStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws {}
 }
 
-/// A transaction's advisory locks of some wallets (`walletLockKey`), taken in key order. Prepared: every
-/// write batch begins with it, and unprepared it was parsed and planned again each time.
+/// A transaction's advisory locks of some wallets (`walletLockKey`), taken in key order. Prepared: a write
+/// batch begins with it (or with `RegistrationFactsStatement`, which takes them too), and unprepared it was
+/// parsed and planned again each time.
 struct WalletLocksStatement: PostgresPreparedStatement {
     static let name = "herald_lock_wallets"
     static let sql = """
