@@ -8,7 +8,13 @@ import Synchronization
 extension SQLiteHeraldStore {
     func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try refuseIfClosed()
-        do { return try await pool.read(body) } catch { throw failure("reading", error) }
+        do {
+            // Under `herald serve`: off the loop, answered on it (`SQLiteReadThreads`).
+            if let home = WaiterHome.current() {
+                return try await SQLiteReadThreads.read(pool, answeringOn: home, body).get()
+            }
+            return try await pool.read(body)
+        } catch { throw failure("reading", error) }
     }
 
     func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
