@@ -19,6 +19,8 @@ struct FakeAPNsCommand: AsyncParsableCommand {
         "FAKETEAM01"
     @Option(name: .long, help: "apns-topic the pushes must carry.") var topic: String = "org.example.herald"
     @Flag(name: .long, help: "Keep every request in memory (off: count only, for load runs).") var keep = false
+    @Flag(name: .long, help: "Print each push as it arrives: token prefix, push type, priority, collapse id, body.")
+    var print = false
 
     func run() async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -27,7 +29,7 @@ struct FakeAPNsCommand: AsyncParsableCommand {
         let caFile = folder + "/ca.pem"
         try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: keyFile))
         let fake = try FakeAPNs(
-            publicKey: key.publicKey, keyID: keyID, teamID: teamID, topic: topic, keepRequests: keep)
+            publicKey: key.publicKey, keyID: keyID, teamID: teamID, topic: topic, keepRequests: keep || print)
         try fake.certificate.writeCertificate(to: caFile)
         try await fake.start(port: port)
         FakeReport.say("fake APNs listening on \(fake.url)")
@@ -35,7 +37,30 @@ struct FakeAPNsCommand: AsyncParsableCommand {
             "herald serve --apns-key-file \(keyFile) --apns-key-id \(keyID) --apns-team-id \(teamID) "
                 + "--apns-topic \(topic) --apns-host \(fake.url) --apns-sandbox-host \(fake.url) --apns-ca-file \(caFile)"
         )
-        try await FakeReport.every(second: { fake.tally })
+        if print {
+            try await Self.printPushes(of: fake)
+        } else {
+            try await FakeReport.every(second: { fake.tally })
+        }
+    }
+
+    /// A line per push as it arrives, for trials by hand (docs/subscriber-control.md: the badge follows reads
+    /// made on another device). Tokens are shown by their first eight characters only.
+    private static func printPushes(of fake: FakeAPNs) async throws {
+        var shown = 0
+        while !Task.isCancelled {
+            try await Task.sleep(for: .milliseconds(200))
+            let received = fake.received
+            for push in received.dropFirst(shown) {
+                let header = { (name: String) in push.headers[name] ?? "-" }
+                FakeReport.say(
+                    "push \(push.deviceToken.prefix(8))… type=\(header("apns-push-type")) "
+                        + "priority=\(header("apns-priority")) collapse=\(header("apns-collapse-id")) "
+                        + "\(String(decoding: push.body, as: UTF8.self))"
+                        + (push.problems.isEmpty ? "" : " problems: \(push.problems.joined(separator: "; "))"))
+            }
+            shown = received.count
+        }
     }
 }
 
