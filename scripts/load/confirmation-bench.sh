@@ -7,6 +7,8 @@
 #
 # Usage: scripts/load/confirmation-bench.sh [HERALD_BINARY] [SECONDS] [BACKEND] [PAIRS]
 #        (default .build/release/herald, 10, sqlite, 1; BACKEND: sqlite or postgres; PAIRS runs of off, on)
+# With HERALD_BENCH_PERF=1 it also samples the node with `perf` during each run and prints, per pair, where
+# the confirmation's extra CPU went by kind of code (scripts/load/perf-split.py).
 # Needs wrk (Debian: apt-get install wrk); PostgreSQL comes from scripts/postgres/cluster.sh.
 set -euo pipefail
 
@@ -21,6 +23,10 @@ source "$root/scripts/load/fake-apns.sh"
 source "$root/scripts/load/serve-node.sh"
 [[ "$backend" == sqlite || "$backend" == postgres ]] || { echo "BACKEND is sqlite or postgres" >&2; exit 64; }
 command -v wrk > /dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
+if [[ "${HERALD_BENCH_PERF:-0}" == 1 ]] && ! command -v perf > /dev/null; then
+    echo "HERALD_BENCH_PERF=1 needs perf (Debian: apt-get install linux-perf)" >&2
+    exit 1
+fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/herald-confirmation-bench.XXXXXX")"
 cleanup() {
     kill $(jobs -p) 2> /dev/null || true
@@ -67,8 +73,17 @@ run() {
     node="$(cat "$work/node$1.pid")"
     before="$(cpu "$node")"
     pg_before="$(postgres_cpu)"
+    local sampler=""
+    if [[ "${HERALD_BENCH_PERF:-0}" == 1 ]]; then
+        perf record -F 999 -p "$node" -o "$work/perf.$1" -- sleep "$seconds" > /dev/null 2>&1 &
+        sampler=$!
+    fi
     wrk -t1 -c64 -d"${seconds}s" -s "$root/scripts/load/register.lua" "$url" -- "$(printf '%s/bodies.%03d' "$work" "$1")" \
         > "$work/wrk.$1"
+    if [[ -n "$sampler" ]]; then
+        wait "$sampler" || true
+        perf report -i "$work/perf.$1" --no-children -q -g none --sort dso,sym --stdio > "$work/perf.$1.txt" 2> /dev/null
+    fi
     # Every confirmation out of the queue before the CPU is read.
     for _ in $(seq 1 600); do
         [[ "$(query "SELECT count(*) FROM push_outbox WHERE status = 'queued'")" == 0 ]] && break
@@ -96,5 +111,9 @@ for pair in $(seq 1 "$pairs"); do
         "+ PostgreSQL ${postgres_on} ms a registration ($registered_on registered, $sent_on confirmations sent)"
     awk -v a="$herald_off" -v b="$postgres_off" -v c="$herald_on" -v d="$postgres_on" \
         'BEGIN { printf "  the confirmation: %.2fx the CPU of a registration without it (herald %.2fx)\n", (c + d) / (a + b), c / a }'
+    if [[ "${HERALD_BENCH_PERF:-0}" == 1 ]]; then
+        echo "  where the node's extra CPU went (perf samples while wrk ran):"
+        "$root/scripts/load/perf-split.py" "$work/perf.$((index - 2)).txt" "$work/perf.$((index - 1)).txt" | sed 's/^/    /'
+    fi
 done
 echo "fake APNs CPU in all: $(cpu "$fake") s"
