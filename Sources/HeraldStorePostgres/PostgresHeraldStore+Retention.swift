@@ -94,9 +94,25 @@ extension PostgresHeraldStore {
                     let sids = doomed.map(\.sid)
                     var notifications = Set(doomed.map(\.notification))
                     if let orphanCandidate { notifications.insert(orphanCandidate) }
-                    _ = try await connection.query(
-                        "DELETE FROM feed_items WHERE sid = ANY(\(sids))", logger: logger
-                    ).rows { _ in () }
+                    let unreadGone = try await connection.query(
+                        """
+                        WITH gone AS (DELETE FROM feed_items WHERE sid = ANY(\(sids)) RETURNING recipient, read, spam)
+                        SELECT recipient, count(*) FROM gone WHERE NOT read AND NOT spam
+                        GROUP BY recipient ORDER BY recipient
+                        """, logger: logger
+                    ).rows { row in (wallet: try row.bytes(0), count: try row.int(1)) }
+                    if !unreadGone.isEmpty {
+                        // Unread items deleted are taken away from their wallets' numbers (docs/protocol.md
+                        // §10; migration 0015), in wallet order.
+                        _ = try await connection.query(
+                            """
+                            INSERT INTO wallet_unread_taken AS t (wallet, taken)
+                            SELECT * FROM unnest(\(unreadGone.map { bytea($0.wallet) })::bytea[], \(unreadGone.map(\.count))::bigint[])
+                            ORDER BY 1
+                            ON CONFLICT (wallet) DO UPDATE SET taken = t.taken + excluded.taken
+                            """, logger: logger
+                        ).rows { _ in () }
+                    }
                     let orphans = try await connection.query(
                         """
                         WITH gone AS (

@@ -36,9 +36,21 @@ enum PostgresControlReads {
         }
     }
 
-    /// The wallet's unread items that are not spam: entries of the partial index `feed_items_unread`.
-    static func unread(of wallet: EthereumAddress) -> PostgresQuery {
-        "SELECT count(*) FROM feed_items WHERE recipient = \(bytea(wallet)) AND NOT read AND NOT spam"
+    /// The wallet's unread items that are not spam: those added less those taken away (migration 0015),
+    /// never below zero (items a node older than the migration stored were not added).
+    static func unread(of wallet: ByteBuffer) -> PostgresQuery {
+        """
+        SELECT greatest(COALESCE((SELECT added FROM wallet_unread_added WHERE wallet = \(wallet)), 0)
+                        - COALESCE((SELECT taken FROM wallet_unread_taken WHERE wallet = \(wallet)), 0), 0)
+        """
+    }
+
+    /// The same as an expression of a statement whose wallet is the parameter `wallet` (e.g. `$1`).
+    static func unread(parameter wallet: String) -> String {
+        """
+        greatest(COALESCE((SELECT added FROM wallet_unread_added WHERE wallet = \(wallet)), 0)
+                 - COALESCE((SELECT taken FROM wallet_unread_taken WHERE wallet = \(wallet)), 0), 0)
+        """
     }
 }
 
@@ -165,15 +177,21 @@ extension PostgresWriteSQL {
     private func apply(_ change: ReadMarkChange, nonce: NonceSpend) async throws -> SubscriberControlOutcome? {
         guard try await spend(nonce, answer: nil) else { return nil }
         let wallet = bytea(change.wallet)
-        let before = try await connection.query(PostgresControlReads.unread(of: change.wallet), logger: logger)
-            .integer()
+        // The wallet's number before and after, as feeds read it (`PostgresControlReads.unread`). The mark
+        // raises `taken` only: a broadcast in flight holds the wallet's `added` row until it commits, and
+        // the mark does not wait for it (migration 0015).
+        let before = try await connection.query(PostgresControlReads.unread(of: wallet), logger: logger).integer()
         try await run(
             """
-            UPDATE feed_items SET read = true
-            WHERE recipient = \(wallet) AND NOT read AND (sid <= \(change.upTo) OR sid = ANY(\(change.sids)::bigint[]))
+            WITH marked AS (
+              UPDATE feed_items SET read = true
+              WHERE recipient = \(wallet) AND NOT read AND (sid <= \(change.upTo) OR sid = ANY(\(change.sids)::bigint[]))
+              RETURNING spam)
+            INSERT INTO wallet_unread_taken AS t (wallet, taken)
+            SELECT \(wallet), count(*) FROM marked WHERE NOT spam HAVING count(*) > 0
+            ON CONFLICT (wallet) DO UPDATE SET taken = t.taken + excluded.taken
             """)
-        let after = try await connection.query(PostgresControlReads.unread(of: change.wallet), logger: logger)
-            .integer()
+        let after = try await connection.query(PostgresControlReads.unread(of: wallet), logger: logger).integer()
         let bindings = try await connection.query(
             """
             SELECT platform, device_token, created_at, last_seen FROM bindings WHERE wallet = \(wallet)

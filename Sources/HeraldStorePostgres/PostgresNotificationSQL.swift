@@ -152,15 +152,26 @@ extension PostgresWriteSQL {
     }
 
     /// The `aps.badge` of a push queued in the same statement as its item (docs/protocol.md §10): the
-    /// wallet's unread items that are not spam, counted on `feed_items_unread`, plus the item itself (a
-    /// statement does not see its own inserts); NULL for the other platforms and when badges are off.
-    private static func badge(wallet: String, platform: String) -> String {
+    /// wallet's items added, after the statement's own upsert (its `counted` CTE, which counts the item),
+    /// less those taken away (`wallet_unread_taken`, joined as `t`; migration 0015); NULL for the other
+    /// platforms and when badges are off. Never below zero (a rolling upgrade's uncounted items).
+    private static func badge(platform: String) -> String {
         """
         CASE WHEN $badges AND \(platform) IN ('ios', 'ios-sandbox')
-             THEN 1 + (SELECT count(*) FROM feed_items u WHERE u.recipient = \(wallet) AND NOT u.read AND NOT u.spam)
-        END
+             THEN greatest(c.added - COALESCE(t.taken, 0), 0) END
         """
     }
+
+    /// One more added for each recipient of the `items` CTE's items that are not spam, in wallet order (two
+    /// sends to overlapping recipients lock their rows in the same order, so they cannot deadlock); answers
+    /// each wallet's number with them.
+    private static let counted = """
+        counted AS (
+          INSERT INTO wallet_unread_added AS a (wallet, added)
+          SELECT recipient, count(*) FROM items WHERE NOT spam GROUP BY recipient ORDER BY recipient
+          ON CONFLICT (wallet) DO UPDATE SET added = a.added + excluded.added
+          RETURNING a.wallet, a.added)
+        """
 
     /// Every subscriber passing the plan's filter: one item each and their pushes (none for the muted), in
     /// one set-based statement: nothing of a recipient crosses into Swift, not even its sid. Items are
@@ -201,11 +212,13 @@ extension PostgresWriteSQL {
               SELECT s.subscriber, $notification FROM subscriptions s \(choiceJoin)
               WHERE s.channel = $channel \(choiceTest)
               ORDER BY s.subscriber
-              RETURNING sid, recipient),
+              RETURNING sid, recipient, spam),
+            \(Self.counted),
             pushes AS (
               INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
-              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(wallet: "i.recipient", platform: "b.platform"))
-              FROM items i JOIN bindings b ON b.wallet = i.recipient \(muteTest)
+              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(platform: "b.platform"))
+              FROM items i JOIN bindings b ON b.wallet = i.recipient JOIN counted c ON c.wallet = i.recipient
+                   LEFT JOIN wallet_unread_taken t ON t.wallet = i.recipient \(muteTest)
               RETURNING 1)
             SELECT min(sid), max(sid), count(*), (SELECT count(*) FROM pushes), \(mutedCount),
                    (SELECT count(*) FROM subscriptions WHERE channel = $channel)
@@ -216,10 +229,10 @@ extension PostgresWriteSQL {
             "now": rules.mutedAt, "setting": filter?.setting ?? "", "default": filter?.defaultValue ?? 0,
             "low": filter?.passing.lowerBound ?? 0, "high": filter?.passing.upperBound ?? 0,
         ]
-        // Each push's badge counts its wallet's unread items, a subquery run once per recipient. Planned from
-        // the statistics of an empty `feed_items` (a new database), it was a sequential scan of the table
-        // the statement is filling: quadratic, 201 s for 100,000 recipients (3.2 s now). Only index scans
-        // are allowed for this statement: set back after it, or undone with the transaction if it fails.
+        // Planned from the statistics of an empty `feed_items` (a new database), a per-recipient read of the
+        // table the statement is filling was a sequential scan: quadratic, 201 s for 100,000 recipients when
+        // each push's badge was a count. Only index scans are allowed for this statement: set back after it,
+        // or undone with the transaction if it fails.
         try await run("SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)")
         let row = try await connection.query(try NamedParameters.query(text, values), logger: logger).rows {
             (
@@ -263,10 +276,12 @@ extension PostgresWriteSQL {
               INSERT INTO feed_items (recipient, notification, secret, spam)
               SELECT p.wallet, $notification, p.secret, p.spam FROM planned p ORDER BY p.position
               RETURNING sid, recipient, spam),
+            \(Self.counted),
             pushes AS (
               INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
-              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(wallet: "i.recipient", platform: "b.platform"))
+              SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(platform: "b.platform"))
               FROM items i JOIN planned p ON p.wallet = i.recipient JOIN bindings b ON b.wallet = i.recipient
+                   LEFT JOIN counted c ON c.wallet = i.recipient LEFT JOIN wallet_unread_taken t ON t.wallet = i.recipient
               WHERE p.pushed ORDER BY i.sid
               RETURNING 1)
             SELECT sid, (SELECT count(*) FROM pushes) FROM items ORDER BY sid

@@ -10,7 +10,7 @@ struct FeedPageStatement: PostgresPreparedStatement {
     static let name = "herald_feed_page"
     static let sql = """
         SELECT (SELECT count(*) FROM feed_items WHERE recipient = $1 AND spam = $2),
-               (SELECT count(*) FROM feed_items WHERE recipient = $1 AND NOT read AND NOT spam),
+               \(PostgresControlReads.unread(parameter: "$1")),
                p.*
         FROM (SELECT 1) AS one LEFT JOIN LATERAL (
           SELECT f.sid, f.secret, \(DeliveredColumns.list), n.channel, f.read

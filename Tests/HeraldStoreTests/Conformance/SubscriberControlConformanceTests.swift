@@ -267,6 +267,44 @@ import Testing
         }
     }
 
+    /// A broadcast's badges are each recipient's own number with its item: a wallet's earlier unread items
+    /// count, its spam and read items do not, and several broadcasts in turn add one each. The number is kept
+    /// per wallet on both backends (PostgreSQL counted every wallet's unread items for each push before).
+    @Test(arguments: StoreBackend.available)
+    func aBroadcastsBadgesAreEachRecipientsOwnNumber(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await Fixtures.seed(store, subscribers: 3)
+            let (busy, idle, reader) = (Fixtures.subscriber(0), Fixtures.subscriber(1), Fixtures.subscriber(2))
+            let stranger = Fixtures.subscriber(9)
+            _ = try await store.apply(Fixtures.change(key: stranger, token: Fixtures.token(9), nonce: 1))
+            let draft = NotificationDraft(title: "t", body: "b")
+            // busy: two unread items; reader: one, then read; stranger: one item, as spam.
+            _ = try await store.submit(Fixtures.submission(draft.targetedPayload(to: [busy.address]), nonce: 10))
+            _ = try await store.submit(
+                Fixtures.submission(
+                    draft.targetedPayload(to: [busy.address, reader.address, stranger.address]), nonce: 11))
+            _ = try await store.apply(Fixtures.readMark(reader, upTo: 9_999_999, nonce: 12))
+            var previous = Set(try await store.duePushes(now: 1_000, limit: 100).map(\.id))
+            for (round, nonce) in [(1, UInt64(13)), (2, UInt64(14))] {
+                _ = try Self.receipt(
+                    try await store.submit(Fixtures.submission(draft.broadcastPayload(), nonce: nonce)))
+                let queued = try await store.duePushes(now: 1_000, limit: 100).filter { !previous.contains($0.id) }
+                previous.formUnion(queued.map(\.id))
+                let badges = Dictionary(queued.map { ($0.wallet, $0.badge) }, uniquingKeysWith: { first, _ in first })
+                #expect(badges[busy.address] == 2 + round, "round \(round)")
+                #expect(badges[idle.address] == round, "round \(round)")
+                #expect(badges[reader.address] == round, "round \(round)")
+                #expect(badges[stranger.address] == nil, "the stranger follows nothing: no broadcast")
+            }
+            #expect(try await store.feed(of: busy.address, spam: false, limit: 10, offset: 0).unread == 4)
+            #expect(try await store.feed(of: reader.address, spam: false, limit: 10, offset: 0).unread == 2)
+            #expect(try await store.feed(of: stranger.address, spam: true, limit: 10, offset: 0).unread == 0)
+            #expect(
+                try await store.apply(Fixtures.readMark(busy, upTo: 9_999_999, nonce: 15))
+                    == .marked(unread: 0, pushes: 1))
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func readMarksCountUnreadAndQueueReadSyncPushes(_ backend: StoreBackend) async throws {
         try await backend.withStore { store in

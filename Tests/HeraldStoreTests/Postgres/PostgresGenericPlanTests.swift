@@ -116,7 +116,7 @@ struct PostgresGenericPlanTests {
     }
 
     /// 5,000 nonces and bindings (the first two statements), keys; 5,000 notifications, each with an item
-    /// and a queued push; then ANALYZE.
+    /// and a queued push; each item's wallet's unread numbers (added, taken); then ANALYZE.
     static let population = """
         INSERT INTO nonces (digest, retained_until) SELECT substr(sha256(int8send(g)), 1, 16), 0 FROM generate_series(1, 5000) g;
         INSERT INTO bindings (wallet, platform, device_token, created_at, last_seen)
@@ -128,6 +128,8 @@ struct PostgresGenericPlanTests {
         INSERT INTO feed_items (recipient, notification) SELECT substr(sha256(int8send(g)), 1, 20), g FROM generate_series(1, 5000) g;
         INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at)
           SELECT g, substr(sha256(int8send(g)), 1, 20), 'ios', md5(g::text), 0, 0 FROM generate_series(1, 5000) g;
+        INSERT INTO wallet_unread_added (wallet, added) SELECT substr(sha256(int8send(g)), 1, 20), 2 FROM generate_series(1, 5000) g;
+        INSERT INTO wallet_unread_taken (wallet, taken) SELECT substr(sha256(int8send(g)), 1, 20), 1 FROM generate_series(1, 5000) g;
         ANALYZE;
         """
 

@@ -35,6 +35,40 @@ import Testing
         }
     }
 
+    /// Migration 0015 starts each wallet's items added at the number of its unread items that are not spam
+    /// (none taken yet), as SQLite's 0012 does: its last statement, run again on items of every kind,
+    /// counts only those.
+    @Test(.enabled(if: PostgresTestServer.isConfigured, "set \(PostgresTestServer.variable) to test PostgreSQL"))
+    func theUnreadNumbersMigrationCountsUnreadItemsThatAreNotSpam() async throws {
+        try await TestDatabase.with { database in
+            try await database.open().close()
+            try await database.execute(
+                """
+                INSERT INTO notifications (channel, type, title, body, app, icon, url, asub, amsg, acta, aimg, epoch)
+                VALUES ('\\x\(String(repeating: "cd", count: 20))', 3, 't', 'b', 'a', 'i', 'u', '', '', '', '', 5)
+                """)
+            // ab…: two unread, one read, one unread spam; cd…: one unread; ef…: one read.
+            for (wallet, read, spam) in [
+                ("ab", false, false), ("ab", false, false), ("ab", true, false), ("ab", false, true),
+                ("cd", false, false),
+                ("ef", true, false),
+            ] {
+                try await database.execute(
+                    """
+                    INSERT INTO feed_items (recipient, notification, read, spam)
+                    SELECT '\\x\(String(repeating: wallet, count: 20))', max(id), \(read), \(spam) FROM notifications
+                    """)
+            }
+            try await database.execute("DELETE FROM wallet_unread_added")
+            let backfill = try #require(PostgresMigrator.statements(of: PostgresMigrations.walletUnreadSQL).last)
+            #expect(backfill.contains("INSERT INTO wallet_unread_added"))
+            try await database.execute(backfill)
+            #expect(
+                try await database.integers("SELECT added FROM wallet_unread_added ORDER BY wallet") == [2, 1],
+                "ab… 2, cd… 1, ef… none")
+        }
+    }
+
     /// The operators' copy in `Schemas/sql/postgres/` is the migration, line for line (after its header).
     @Test func theSchemaFilesMatchTheMigrations() throws {
         // Tests/HeraldStoreTests/Postgres/this file: four levels below the package.

@@ -79,6 +79,11 @@ final class TestDatabase: Sendable {
         try await Self.execute(sql, on: url)
     }
 
+    /// A connection of its own to this database for `body` (a transaction held open beside a store).
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await Self.withConnection(to: url, body)
+    }
+
     /// The first column of each row of a query on this database, as integers.
     func integers(_ sql: String) async throws -> [Int64] {
         try await Self.withConnection(to: url) { connection in
