@@ -162,16 +162,20 @@ extension PostgresWriteSQL {
         """
     }
 
-    /// One more added for each recipient of the `items` CTE's items that are not spam, in wallet order (two
-    /// sends to overlapping recipients lock their rows in the same order, so they cannot deadlock); answers
-    /// each wallet's number with them.
-    private static let counted = """
+    /// One more added for the recipient of each of the `items` CTE's items that are not spam (a send names a
+    /// wallet once), in wallet order: two sends to overlapping recipients lock their rows in the same order,
+    /// so they cannot deadlock. A broadcast's items come in subscriber order already (its CTE inserted them
+    /// so, and a CTE is read in the order it produced): sorting a million rows again spilled to disk. Answers
+    /// each wallet's number with its item.
+    private static func counted(sorted: Bool) -> String {
+        """
         counted AS (
           INSERT INTO wallet_unread_added AS a (wallet, added)
-          SELECT recipient, count(*) FROM items WHERE NOT spam GROUP BY recipient ORDER BY recipient
-          ON CONFLICT (wallet) DO UPDATE SET added = a.added + excluded.added
+          SELECT recipient, 1 FROM items WHERE NOT spam \(sorted ? "ORDER BY recipient" : "")
+          ON CONFLICT (wallet) DO UPDATE SET added = a.added + 1
           RETURNING a.wallet, a.added)
         """
+    }
 
     /// Every subscriber passing the plan's filter: one item each and their pushes (none for the muted), in
     /// one set-based statement: nothing of a recipient crosses into Swift, not even its sid. Items are
@@ -213,7 +217,7 @@ extension PostgresWriteSQL {
               WHERE s.channel = $channel \(choiceTest)
               ORDER BY s.subscriber
               RETURNING sid, recipient, spam),
-            \(Self.counted),
+            \(Self.counted(sorted: false)),
             pushes AS (
               INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
               SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(platform: "b.platform"))
@@ -276,7 +280,7 @@ extension PostgresWriteSQL {
               INSERT INTO feed_items (recipient, notification, secret, spam)
               SELECT p.wallet, $notification, p.secret, p.spam FROM planned p ORDER BY p.position
               RETURNING sid, recipient, spam),
-            \(Self.counted),
+            \(Self.counted(sorted: true)),
             pushes AS (
               INSERT INTO push_outbox (sid, wallet, platform, device_token, queued_at, next_attempt_at, badge)
               SELECT i.sid, b.wallet, b.platform, b.device_token, $queued, $queued, \(Self.badge(platform: "b.platform"))
